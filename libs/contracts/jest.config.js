@@ -1,0 +1,1 @@
+module.exports = { displayName: 'contracts', preset: '../../jest.preset.js', rootDir: __dirname };

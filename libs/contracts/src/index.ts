@@ -1,0 +1,10 @@
+export * from './common/primitives';
+export * from './common/envelope';
+export * from './common/message';
+export * from './topics';
+export * as Catalog from './catalog';
+export * as Inventory from './inventory';
+export * as Carts from './carts';
+export * as Orders from './orders';
+export * from './envelope-factory';
+export * from './json-schema';

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { defineMessage } from '../common/message';
+import { ObjectIdHex, Quantity, ZoneCode } from '../common/primitives';
+
+export const StockLine = z.object({ product_id: ObjectIdHex, qty: Quantity });
+export type StockLine = z.infer<typeof StockLine>;
+
+export const ReserveStock = defineMessage(
+  'ReserveStock',
+  z.object({
+    order_id: ObjectIdHex,
+    zone: ZoneCode,
+    lines: z.array(StockLine).min(1).max(100),
+    hold_seconds: z.number().int().min(1).max(86_400),
+  }),
+  'order_id',
+);
+export const ReleaseStock = defineMessage('ReleaseStock', z.object({ order_id: ObjectIdHex }), 'order_id');
+export const CommitStock = defineMessage('CommitStock', z.object({ order_id: ObjectIdHex }), 'order_id');
+
+export const inventoryCommandMessages = [ReserveStock, ReleaseStock, CommitStock] as const;
