@@ -1,0 +1,103 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { KafkaOptions, Transport } from '@nestjs/microservices';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express from 'express';
+import { Kafka, logLevel } from 'kafkajs';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/load-config';
+import { HttpErrorFilter } from '../http/exception.filter';
+import { correlationMiddleware } from '../http/correlation.middleware';
+import { JsonLogger } from '../logging/logger';
+import { Metrics } from '../metrics/metrics';
+
+export interface ServiceOptions {
+  readonly name: string;
+  readonly description: string;
+  readonly rootModule: Type<unknown>;
+  readonly logger: Logger;
+  readonly http: { readonly port: number; readonly host?: string; readonly bodyLimit: string };
+  /** Kafka consumer of this service (the @nestjs/microservices Kafka transport). Omit for HTTP-only processes. */
+  readonly kafka?: { readonly brokers: readonly string[]; readonly groupId: string; readonly clientId: string };
+  readonly shutdownTimeoutMs: number;
+}
+
+/** Fails fast with one clear line when the broker is unreachable, instead of kafkajs retry noise. */
+export async function assertKafkaReachable(brokers: readonly string[], timeoutMs = 5000): Promise<void> {
+  const kafka = new Kafka({
+    clientId: 'preflight',
+    brokers: [...brokers],
+    connectionTimeout: timeoutMs,
+    retry: { retries: 2, initialRetryTime: 300 },
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    await admin.describeCluster();
+  } catch (e) {
+    throw new Error(`Kafka unreachable at ${brokers.join(',')}: ${(e as Error).message} (start it with: npm run infra:up)`);
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+export function kafkaTransportOptions(kafka: NonNullable<ServiceOptions['kafka']>): KafkaOptions {
+  return {
+    transport: Transport.KAFKA,
+    options: {
+      postfixId: '',
+      client: {
+        clientId: kafka.clientId,
+        brokers: [...kafka.brokers],
+        logLevel: logLevel.WARN,
+        retry: { retries: 8, initialRetryTime: 300 },
+      },
+      consumer: { groupId: kafka.groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3000 },
+      subscribe: { fromBeginning: true },
+      run: { autoCommit: true, partitionsConsumedConcurrently: 1 },
+      // Keep message values as Buffers: the consumer runner validates them and dead-letters the original bytes.
+      parser: { keepBinary: true },
+    },
+  };
+}
+
+/**
+ * Creates and starts a service: JSON logs, correlation ids, body limits, error filter,
+ * Swagger at /docs, /health and /metrics, the Kafka microservice connected with
+ * inheritAppConfig before listen(), and graceful shutdown on SIGTERM/SIGINT.
+ */
+export async function runService(opts: ServiceOptions): Promise<INestApplication> {
+  const app = await NestFactory.create(opts.rootModule, {
+    logger: new JsonLogger(opts.logger),
+    bodyParser: false,
+    abortOnError: false,
+  });
+  app.use(correlationMiddleware);
+  app.use(app.get(Metrics).middleware);
+  app.use(express.json({ limit: opts.http.bodyLimit, strict: true }));
+  app.useGlobalFilters(new HttpErrorFilter(opts.logger));
+  app.enableShutdownHooks();
+
+  const doc = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder().setTitle(`Mobile World — ${opts.name}`).setDescription(opts.description).setVersion('1').build(),
+  );
+  SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs/openapi.json' });
+
+  if (opts.kafka) {
+    app.connectMicroservice(kafkaTransportOptions(opts.kafka), { inheritAppConfig: true });
+    await app.startAllMicroservices();
+  }
+  await app.listen(opts.http.port, opts.http.host ?? '0.0.0.0');
+  opts.logger.info({ port: opts.http.port, docs: `/docs`, kafka_group: opts.kafka?.groupId }, `${opts.name} ready`);
+  return app;
+}
+
+/** Prints one clear line (no stack unless DEBUG is set) and exits 1. */
+export function exitOnStartupError(service: string, error: unknown): never {
+  const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`[${service}] cannot start: ${message}\n`);
+  if (process.env['DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { baseConfigSchema, ConfigError, env, loadConfig } from './load-config';
+
+const schema = baseConfigSchema.extend({ HTTP_PORT: env.port(3000), MONGO_URL: env.mongoUrl() });
+
+describe('loadConfig', () => {
+  it('parses a valid environment into typed values with defaults', () => {
+    const cfg = loadConfig(schema, { KAFKA_BROKERS: '127.0.0.1:19092, 127.0.0.1:19094', MONGO_URL: 'mongodb://x:1' });
+    expect(cfg.KAFKA_BROKERS).toEqual(['127.0.0.1:19092', '127.0.0.1:19094']);
+    expect(cfg.HTTP_PORT).toBe(3000);
+    expect(cfg.ZONES).toEqual(['MSK', 'SPB', 'EKB']);
+    expect(Object.isFrozen(cfg)).toBe(true);
+  });
+
+  it('names a missing variable', () => {
+    expect(() => loadConfig(schema, { MONGO_URL: 'mongodb://x:1' })).toThrow('KAFKA_BROKERS is required');
+  });
+
+  it('names every bad variable in one message', () => {
+    try {
+      loadConfig(schema, { KAFKA_BROKERS: 'nohostport', MONGO_URL: 'postgres://x', HTTP_PORT: '99999', ZONES: 'msk' });
+      throw new Error('expected ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const msg = (e as Error).message;
+      for (const name of ['KAFKA_BROKERS', 'MONGO_URL', 'HTTP_PORT', 'ZONES']) expect(msg).toContain(name);
+    }
+  });
+
+  it('rejects an empty list', () => {
+    expect(() => loadConfig(z.object({ L: env.csv() }), { L: ' , ' })).toThrow(/L: must be a non-empty/);
+  });
+});

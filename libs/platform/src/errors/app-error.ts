@@ -1,0 +1,78 @@
+/**
+ * Errors carry a stable code (`INVENTORY.INSUFFICIENT_STOCK`) and a kind; each transport maps
+ * the kind to its own answer (HTTP status + problem body; Kafka retry or dead-letter).
+ */
+export type ErrorKind = 'validation' | 'not_found' | 'conflict' | 'unprocessable' | 'too_large' | 'unavailable' | 'internal';
+
+export interface FieldProblem {
+  /** Dotted path of the offending field, e.g. `body.price` or `query.limit`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    readonly kind: ErrorKind,
+    message: string,
+    readonly errors: readonly FieldProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  static validation(problems: readonly FieldProblem[], code = 'COMMON.VALIDATION_FAILED'): AppError {
+    const first = problems[0];
+    const summary = first ? `${first.field}: ${first.message}` : 'invalid input';
+    return new AppError(code, 'validation', `Invalid input — ${summary}`, problems);
+  }
+  static notFound(code: string, message: string): AppError {
+    return new AppError(code, 'not_found', message);
+  }
+  static conflict(code: string, message: string): AppError {
+    return new AppError(code, 'conflict', message);
+  }
+}
+
+export function assertUnreachable(value: never): never {
+  throw new Error(`unreachable: ${JSON.stringify(value)}`);
+}
+
+export function httpStatusOf(kind: ErrorKind): number {
+  switch (kind) {
+    case 'validation':
+      return 400;
+    case 'not_found':
+      return 404;
+    case 'conflict':
+      return 409;
+    case 'too_large':
+      return 413;
+    case 'unprocessable':
+      return 422;
+    case 'unavailable':
+      return 503;
+    case 'internal':
+      return 500;
+    default:
+      return assertUnreachable(kind);
+  }
+}
+
+/** Kafka handling of a failed message: try again later, or park it in the dead-letter topic now. */
+export function kafkaActionOf(error: unknown): 'retry' | 'dead-letter' {
+  if (!(error instanceof AppError)) return 'retry';
+  switch (error.kind) {
+    case 'unavailable':
+    case 'internal':
+      return 'retry';
+    case 'validation':
+    case 'not_found':
+    case 'conflict':
+    case 'unprocessable':
+    case 'too_large':
+      return 'dead-letter';
+    default:
+      return assertUnreachable(error.kind);
+  }
+}

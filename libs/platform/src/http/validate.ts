@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { AppError } from '../errors/app-error';
+
+export type InputSource = 'body' | 'query' | 'params' | 'headers';
+
+/**
+ * Validates untrusted input with a strict schema. Unknown keys (including MongoDB operators
+ * such as `$where` or `price[$gt]`) are rejected by `.strict()` schemas, objects where a
+ * scalar is expected fail the type check: nothing user-controlled reaches a query as an operator.
+ */
+export function validate<S extends z.ZodType>(schema: S, value: unknown, source: InputSource): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw AppError.validation(
+    result.error.issues.slice(0, 20).map((i) => ({
+      field: [source, ...i.path.map(String)].join('.'),
+      message: i.code === 'unrecognized_keys' ? `unknown field(s): ${i.keys.join(', ')}` : i.message,
+    })),
+  );
+}

@@ -1,0 +1,43 @@
+import { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+import { currentTrace } from './trace-context';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** A pino JSON logger whose every line carries the current correlation and causation ids. */
+export function createLogger(service: string, level: LogLevel = 'info'): Logger {
+  return pino({
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin() {
+      const t = currentTrace();
+      return t ? { correlation_id: t.correlation_id, causation_id: t.causation_id } : {};
+    },
+  });
+}
+
+/** Adapter so Nest's own logs are JSON lines too. */
+export class JsonLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+  log(message: unknown, context?: string): void {
+    this.write('info', message, context);
+  }
+  error(message: unknown, trace?: string, context?: string): void {
+    this.logger.error({ context, stack: trace }, String(message));
+  }
+  warn(message: unknown, context?: string): void {
+    this.write('warn', message, context);
+  }
+  debug(message: unknown, context?: string): void {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: string): void {
+    this.write('trace', message, context);
+  }
+  private write(level: 'info' | 'warn' | 'debug' | 'trace', message: unknown, context?: string): void {
+    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
+    else this.logger[level]({ context }, String(message));
+  }
+}

@@ -1,0 +1,43 @@
+import { Controller, Get, Header, Injectable } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** One Prometheus registry per service process. */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [this.registry],
+    });
+  }
+
+  middleware = (req: Request, res: Response, next: NextFunction): void => {
+    const end = this.httpDuration.startTimer({ method: req.method });
+    res.on('finish', () => {
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      end({ route: `${req.baseUrl}${route}`, status: String(res.statusCode) });
+    });
+    next();
+  };
+}
+
+@ApiExcludeController()
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: Metrics) {}
+
+  @Get()
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  scrape(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}
