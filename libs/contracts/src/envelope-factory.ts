@@ -6,12 +6,14 @@ export interface TraceContext {
   readonly causation_id: string | null;
 }
 
-export interface OutgoingMessage<T extends TopicName = TopicName> {
-  readonly topic: T;
-  /** Kafka key: the aggregate id named by the message definition. */
-  readonly key: string;
-  readonly envelope: EnvelopeOf<T>;
-}
+export type OutgoingMessage<T extends TopicName = TopicName> = T extends TopicName
+  ? {
+      readonly topic: T;
+      /** Kafka key: the aggregate id named by the message definition. */
+      readonly key: string;
+      readonly envelope: EnvelopeOf<T>;
+    }
+  : never;
 
 /**
  * Builds a validated envelope for `type` on `topic`. The payload is checked by the message
@@ -39,5 +41,5 @@ export function createMessage<T extends TopicName, M extends MessageTypeOf<T>>(
     causation_id: trace.causation_id,
     payload: parsed,
   } as unknown as EnvelopeOf<T>;
-  return { topic, key, envelope };
+  return { topic, key, envelope } as OutgoingMessage<T>;
 }

@@ -28,9 +28,9 @@ export type MessageDefOf<T extends TopicName, M extends MessageTypeOf<T>> = Extr
 export type PayloadOf<T extends TopicName, M extends MessageTypeOf<T>> = PayloadOfDef<MessageDefOf<T, M>>;
 
 /** The discriminated union of envelopes a consumer of topic T can receive. */
-export type EnvelopeOf<T extends TopicName> = {
-  [M in MessageTypeOf<T>]: Envelope<M, PayloadOf<T, M>>;
-}[MessageTypeOf<T>];
+export type EnvelopeOf<T extends TopicName> = T extends TopicName
+  ? { [M in MessageTypeOf<T>]: Envelope<M, PayloadOf<T, M>> }[MessageTypeOf<T>]
+  : never;
 
 export const topicNames = Object.keys(topics) as TopicName[];
 

@@ -1,0 +1,7 @@
+module.exports = {
+  displayName: 'messaging',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+  globalSetup: '<rootDir>/../testing/src/jest-global-setup.ts',
+  testTimeout: 60_000,
+};

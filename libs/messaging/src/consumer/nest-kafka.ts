@@ -1,0 +1,15 @@
+import type { KafkaContext } from '@nestjs/microservices';
+import { InboundRecord } from './consumer-runner';
+
+/** Adapts Nest's KafkaContext (transport configured with parser.keepBinary) to the runner's record. */
+export function recordFromContext(ctx: KafkaContext): InboundRecord {
+  const m = ctx.getMessage();
+  return {
+    topic: ctx.getTopic(),
+    partition: ctx.getPartition(),
+    offset: m.offset,
+    key: m.key ?? null,
+    value: (m.value as Buffer | string | null) ?? null,
+    headers: m.headers,
+  };
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { Collection, Db, Document, MongoServerError } from 'mongodb';
+import type { Logger } from 'pino';
+import { Gauge, Registry } from 'prom-client';
+import { OutgoingMessage, TopicName } from '@mw/contracts';
+import { KafkaPublisher } from '../publisher/publisher';
+import { OUTBOX_FIELD, OutboxEntry } from './outbox';
+
+export interface OutboxRelayOptions {
+  readonly db: Db;
+  /** Collections whose documents carry an `_outbox` array. */
+  readonly collections: readonly string[];
+  readonly publisher: KafkaPublisher;
+  readonly logger: Logger;
+  /** Lease name: one relay per service publishes at a time, so per-aggregate order holds across instances. */
+  readonly name: string;
+  readonly pollIntervalMs?: number;
+  readonly batchSize?: number;
+  readonly leaseMs?: number;
+  readonly registry?: Registry;
+}
+
+interface DocWithOutbox extends Document {
+  _id: unknown;
+  [OUTBOX_FIELD]: OutboxEntry[];
+}
+
+/**
+ * Publishes outbox entries and then removes them from their document. A crash between the
+ * publish and the removal republishes the entries (at-least-once; consumers are idempotent);
+ * a crash before the publish loses nothing because the entries are still in the document.
+ */
+export class OutboxRelay {
+  private readonly owner = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private readonly pending: Gauge | undefined;
+
+  constructor(private readonly opts: OutboxRelayOptions) {
+    this.pending = opts.registry
+      ? new Gauge({ name: 'outbox_pending_documents', help: 'Documents with unpublished outbox entries (last poll)', registers: [opts.registry] })
+      : undefined;
+  }
+
+  static async ensureIndexes(db: Db, collections: readonly string[]): Promise<void> {
+    for (const name of collections) {
+      await db.collection(name).createIndex({ [`${OUTBOX_FIELD}.created_at`]: 1 }, { name: 'outbox_pending' });
+    }
+    await db.collection('outbox_leases').createIndex({ expires_at: 1 }, { name: 'lease_expiry' });
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Ask for a publish soon (after a local write), instead of waiting for the next poll. */
+  nudge(): void {
+    if (!this.stopped && !this.running) this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.opts.db.collection<{ _id: string; owner: string }>('outbox_leases').deleteOne({ _id: this.opts.name, owner: this.owner }).catch(() => undefined);
+  }
+
+  /** One pass over every collection; returns how many entries it published. */
+  async drainOnce(): Promise<number> {
+    if (!(await this.acquireLease())) return 0;
+    let published = 0;
+    let pendingDocs = 0;
+    for (const name of this.opts.collections) {
+      const coll = this.opts.db.collection<DocWithOutbox>(name);
+      const docs = await coll
+        .find({ [`${OUTBOX_FIELD}.created_at`]: { $lte: new Date() } }, { projection: { [OUTBOX_FIELD]: 1 } })
+        .sort({ [`${OUTBOX_FIELD}.created_at`]: 1 })
+        .limit(this.opts.batchSize ?? 200)
+        .toArray();
+      pendingDocs += docs.length;
+      for (const doc of docs) published += await this.publishDoc(coll, doc);
+    }
+    this.pending?.set(pendingDocs);
+    return published;
+  }
+
+  private async publishDoc(coll: Collection<DocWithOutbox>, doc: DocWithOutbox): Promise<number> {
+    const entries = doc[OUTBOX_FIELD] ?? [];
+    if (entries.length === 0) return 0;
+    // Entries were validated by createMessage when they were written.
+    const messages = entries.map(
+      (e) => ({ topic: e.topic as TopicName, key: e.key, envelope: JSON.parse(e.envelope) as unknown }) as OutgoingMessage,
+    );
+    await this.opts.publisher.publishAll(messages);
+    await coll.updateOne({ _id: doc._id } as Document, { $pull: { [OUTBOX_FIELD]: { id: { $in: entries.map((e) => e.id) } } } } as Document);
+    return entries.length;
+  }
+
+  private async acquireLease(): Promise<boolean> {
+    const leases = this.opts.db.collection<{ _id: string; owner: string; expires_at: Date }>('outbox_leases');
+    const now = new Date();
+    try {
+      const res = await leases.findOneAndUpdate(
+        { _id: this.opts.name, $or: [{ owner: this.owner }, { expires_at: { $lt: now } }] },
+        { $set: { owner: this.owner, expires_at: new Date(now.getTime() + (this.opts.leaseMs ?? 10_000)) } },
+        { upsert: true, returnDocument: 'after' },
+      );
+      return res?.owner === this.owner;
+    } catch (e) {
+      if (e instanceof MongoServerError && e.code === 11000) return false; // another relay holds a live lease
+      throw e;
+    }
+  }
+
+  private schedule(delay: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.loop().finally(() => (this.running = undefined));
+    }, delay);
+  }
+
+  private async loop(): Promise<void> {
+    let next = this.opts.pollIntervalMs ?? 250;
+    try {
+      const n = await this.drainOnce();
+      if (n > 0) next = 0; // more may be waiting
+    } catch (e) {
+      next = 1000;
+      this.opts.logger.warn({ err: (e as Error).message, relay: this.opts.name }, 'outbox relay pass failed; will retry');
+    }
+    if (!this.stopped) this.schedule(next);
+  }
+}

@@ -1,0 +1,63 @@
+import { CompressionTypes, IHeaders, Kafka, Producer } from 'kafkajs';
+import { OutgoingMessage, TopicName } from '@mw/contracts';
+
+/** Kafka headers carried on every message, so tools can route without parsing the value. */
+export function envelopeHeaders(msg: OutgoingMessage): IHeaders {
+  const e = msg.envelope;
+  return {
+    'x-message-id': e.id,
+    'x-message-type': e.type,
+    'x-message-version': String(e.version),
+    'x-correlation-id': e.correlation_id,
+    ...(e.causation_id ? { 'x-causation-id': e.causation_id } : {}),
+  };
+}
+
+/**
+ * Typed publisher: an idempotent kafkajs producer (acks=all, no duplicates on producer retries),
+ * key = aggregate id, envelope JSON in the value and its ids in headers.
+ */
+export class KafkaPublisher {
+  private readonly producer: Producer;
+  private connected: Promise<void> | undefined;
+
+  constructor(kafka: Kafka) {
+    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  }
+
+  connect(): Promise<void> {
+    this.connected ??= this.producer.connect();
+    return this.connected;
+  }
+
+  async publish<T extends TopicName>(msg: OutgoingMessage<T>): Promise<void> {
+    await this.publishAll([msg]);
+  }
+
+  /** Sends messages in order; messages for the same topic go in one request. */
+  async publishAll(messages: readonly OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.connect();
+    const byTopic = new Map<string, OutgoingMessage[]>();
+    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    await this.producer.sendBatch({
+      acks: -1,
+      compression: CompressionTypes.None,
+      topicMessages: [...byTopic].map(([topic, msgs]) => ({
+        topic,
+        messages: msgs.map((m) => ({ key: m.key, value: JSON.stringify(m.envelope), headers: envelopeHeaders(m) })),
+      })),
+    });
+  }
+
+  /** Raw send (dead-letter and redrive keep the original bytes and headers). */
+  async sendRaw(topic: string, message: { key: Buffer | string | null; value: Buffer | string | null; headers: IHeaders }): Promise<void> {
+    await this.connect();
+    await this.producer.send({ topic, acks: -1, messages: [message] });
+  }
+
+  async disconnect(): Promise<void> {
+    if (this.connected) await this.producer.disconnect();
+    this.connected = undefined;
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * A relay in its own process, so the test can kill it with SIGKILL mid-way.
+ * argv: mongoUrl dbName collection brokers
+ */
+import { MongoClient } from 'mongodb';
+import pino from 'pino';
+import { createKafka } from '../kafka/kafka';
+import { KafkaPublisher } from '../publisher/publisher';
+import { OutboxRelay } from '../outbox/outbox-relay';
+
+async function main(): Promise<void> {
+  const [mongoUrl, dbName, collection, brokers] = process.argv.slice(2) as [string, string, string, string];
+  const logger = pino({ level: 'warn' });
+  const client = await MongoClient.connect(mongoUrl);
+  const publisher = new KafkaPublisher(createKafka({ brokers: brokers.split(','), clientId: 'relay-child', logger }));
+  await publisher.connect();
+  const relay = new OutboxRelay({ db: client.db(dbName), collections: [collection], publisher, logger, name: 'test-relay', batchSize: 5, leaseMs: 2000 });
+  relay.start();
+  process.stdout.write('relay-started\n');
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack}\n`);
+  process.exit(1);
+});

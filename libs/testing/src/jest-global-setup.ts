@@ -1,0 +1,12 @@
+/**
+ * Jest globalSetup for projects with integration tests: when the connection variables are not
+ * already set (by `npm test`, CI or the user), start the infrastructure through the project's
+ * own tooling (local JVM processes, containers or external — see tools/infra) and export them
+ * to the test workers. Tests never skip because a server is missing: they fail.
+ */
+export default async function globalSetup(): Promise<void> {
+  if (process.env['KAFKA_BROKERS'] && process.env['MONGO_URL'] && process.env['CASSANDRA_CONTACT_POINTS']) return;
+  // Loaded lazily so unit-only runs never touch the infra tooling.
+  const { ensureInfra } = await import('../../../tools/infra/src/index');
+  await ensureInfra();
+}
