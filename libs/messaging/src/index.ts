@@ -5,3 +5,4 @@ export * from './consumer/nest-kafka';
 export * from './outbox/outbox';
 export * from './outbox/outbox-relay';
 export * from './dlq/redrive';
+export * from './messaging.module';

@@ -1,4 +1,4 @@
-import { INestApplication, Type } from '@nestjs/common';
+import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { KafkaOptions, Transport } from '@nestjs/microservices';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -14,7 +14,7 @@ import { Metrics } from '../metrics/metrics';
 export interface ServiceOptions {
   readonly name: string;
   readonly description: string;
-  readonly rootModule: Type<unknown>;
+  readonly rootModule: Type<unknown> | DynamicModule;
   readonly logger: Logger;
   readonly http: { readonly port: number; readonly host?: string; readonly bodyLimit: string };
   /** Kafka consumer of this service (the @nestjs/microservices Kafka transport). Omit for HTTP-only processes. */

@@ -1,0 +1,66 @@
+import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Db, MongoClient, ReadPreferenceMode } from 'mongodb';
+import { HealthRegistry } from '@mw/platform';
+
+export const MONGO_CLIENT = Symbol('MONGO_CLIENT');
+export const MONGO_DB = Symbol('MONGO_DB');
+
+export interface MongoOptions {
+  readonly url: string;
+  readonly dbName: string;
+  readonly appName: string;
+  /** Default read preference of the client; decision reads pass `primary` explicitly. */
+  readonly readPreference?: ReadPreferenceMode;
+}
+
+@Injectable()
+class MongoLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(MONGO_CLIENT) private readonly client: MongoClient,
+    private readonly health: HealthRegistry,
+  ) {}
+  onModuleInit(): void {
+    this.health.register({ name: 'mongodb', check: async () => void (await this.client.db('admin').command({ ping: 1 })) });
+  }
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** One MongoClient per service process, connected before the app starts (fails fast, one line). */
+@Global()
+@Module({})
+export class MongoModule {
+  static forRoot(opts: MongoOptions): DynamicModule {
+    return {
+      module: MongoModule,
+      providers: [
+        {
+          provide: MONGO_CLIENT,
+          useFactory: async () => {
+            const client = new MongoClient(opts.url, {
+              appName: opts.appName,
+              readPreference: opts.readPreference ?? 'primary',
+              serverSelectionTimeoutMS: 5000,
+            });
+            try {
+              await client.connect();
+              await client.db('admin').command({ ping: 1 });
+            } catch (e) {
+              await client.close().catch(() => undefined);
+              throw new Error(`MongoDB unreachable at ${redact(opts.url)}: ${(e as Error).message} (start it with: npm run infra:up)`);
+            }
+            return client;
+          },
+        },
+        { provide: MONGO_DB, useFactory: (client: MongoClient): Db => client.db(opts.dbName), inject: [MONGO_CLIENT] },
+        MongoLifecycle,
+      ],
+      exports: [MONGO_CLIENT, MONGO_DB],
+    };
+  }
+}
+
+export function redact(url: string): string {
+  return url.replace(/\/\/[^@/]+@/, '//***@');
+}
