@@ -59,7 +59,7 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
 
     const child = spawn(
       process.execPath,
-      [require.resolve('tsx/cli'), join(__dirname, '../test/relay-child.ts'), env.mongoUrl, dbName, 'aggregates', env.kafkaBrokers.join(',')],
+      [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', join(__dirname, '../test/relay-child.ts'), env.mongoUrl, dbName, 'aggregates', env.kafkaBrokers.join(',')],
       { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(__dirname, '../../../..') },
     );
     // Kill it as soon as it has published something but not everything.

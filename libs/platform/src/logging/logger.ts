@@ -25,6 +25,8 @@ export class JsonLogger implements LoggerService {
     this.write('info', message, context);
   }
   error(message: unknown, trace?: string, context?: string): void {
+    // Start-up failures are reported once, as one line, by exitOnStartupError.
+    if (context === 'ExceptionHandler') return;
     this.logger.error({ context, stack: trace }, String(message));
   }
   warn(message: unknown, context?: string): void {
