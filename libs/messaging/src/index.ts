@@ -6,3 +6,4 @@ export * from './outbox/outbox';
 export * from './outbox/outbox-relay';
 export * from './dlq/redrive';
 export * from './messaging.module';
+export * from './outbox/outbox.module';

@@ -9,3 +9,4 @@ export * from './health/health';
 export * from './metrics/metrics';
 export * from './bootstrap/platform.module';
 export * from './bootstrap/run-service';
+export * from './http/money';

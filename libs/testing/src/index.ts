@@ -1,2 +1,3 @@
 export * from './test-env';
 export * from './kafka-probe';
+export * from './start-service';

@@ -27,3 +27,5 @@ export const CheckoutRequested = defineMessage(
 );
 
 export const cartCheckoutMessages = [CheckoutRequested] as const;
+
+export type CheckoutRequestedPayload = z.infer<typeof CheckoutRequested.schema>;

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/load-config';
 import { HttpErrorFilter } from '../http/exception.filter';
 import { correlationMiddleware } from '../http/correlation.middleware';
-import { JsonLogger } from '../logging/logger';
+import { createLogger, JsonLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
 
 export interface ServiceOptions {
@@ -87,8 +87,10 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
 
   if (opts.kafka) {
     app.connectMicroservice(kafkaTransportOptions(opts.kafka), { inheritAppConfig: true });
-    await app.startAllMicroservices();
   }
+  // Module init first (connections, topics, indexes), then consumers, then HTTP.
+  await app.init();
+  if (opts.kafka) await app.startAllMicroservices();
   await app.listen(opts.http.port, opts.http.host ?? '0.0.0.0');
   opts.logger.info({ port: opts.http.port, docs: `/docs`, kafka_group: opts.kafka?.groupId }, `${opts.name} ready`);
   return app;
@@ -100,4 +102,47 @@ export function exitOnStartupError(service: string, error: unknown): never {
   process.stderr.write(`[${service}] cannot start: ${message}\n`);
   if (process.env['DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   process.exit(1);
+}
+
+/** The settings every service's config provides to the bootstrap. */
+export interface ServiceConfig {
+  readonly HTTP_PORT: number;
+  readonly HTTP_BODY_LIMIT: string;
+  readonly KAFKA_BROKERS: readonly string[];
+  readonly KAFKA_CLIENT_ID?: string | undefined;
+  readonly KAFKA_GROUP_ID: string;
+  readonly LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly SHUTDOWN_TIMEOUT_MS: number;
+}
+
+/**
+ * A service's whole main(): validate config once, check the broker, start the app.
+ * Any start-up failure becomes one line on stderr and exit code 1.
+ */
+export function bootstrapService<C extends ServiceConfig>(spec: {
+  readonly name: string;
+  readonly description: string;
+  readonly loadConfig: () => Readonly<C>;
+  readonly rootModule: (config: Readonly<C>, logger: Logger) => DynamicModule;
+  /** false for a process without a Kafka consumer (HTTP only). */
+  readonly consumer?: boolean;
+}): void {
+  const start = async (): Promise<void> => {
+    const config = spec.loadConfig();
+    const logger = createLogger(spec.name, config.LOG_LEVEL);
+    await assertKafkaReachable(config.KAFKA_BROKERS);
+    await runService({
+      name: spec.name,
+      description: spec.description,
+      rootModule: spec.rootModule(config, logger),
+      logger,
+      http: { port: config.HTTP_PORT, bodyLimit: config.HTTP_BODY_LIMIT },
+      kafka:
+        spec.consumer === false
+          ? undefined
+          : { brokers: config.KAFKA_BROKERS, groupId: config.KAFKA_GROUP_ID, clientId: config.KAFKA_CLIENT_ID ?? spec.name },
+      shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    });
+  };
+  start().catch((e: unknown) => exitOnStartupError(spec.name, e));
 }

@@ -1,0 +1,1 @@
+export const CARTS_CONFIG = Symbol('CARTS_CONFIG');

@@ -1,0 +1,1 @@
+export const ORDERS_CONFIG = Symbol('ORDERS_CONFIG');

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import type { Carts } from '@mw/contracts';
+
+/** Order lifecycle (ARCHITECTURE: pending → confirmed → shipped → delivered, or cancelled). */
+export type OrderStatus = 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+
+/** Where the checkout saga stands; the orchestration steps extend this set. */
+export type SagaState = 'NEW';
+
+export interface OrderItem {
+  readonly product_id: string;
+  readonly name: string;
+  readonly category_id?: string;
+  /** Unit price snapshot, minor units. */
+  readonly price: number;
+  readonly qty: number;
+}
+
+export interface Order {
+  readonly id: string;
+  readonly checkout_id: string;
+  readonly cart_id: string;
+  readonly user_id: string;
+  readonly zone: string;
+  readonly items: readonly OrderItem[];
+  readonly total: number;
+  readonly currency: 'RUB';
+  readonly status: OrderStatus;
+  readonly saga: { readonly state: SagaState; readonly history: readonly { state: SagaState; at: Date }[] };
+  readonly order_date: Date;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+  readonly version: number;
+}
+
+type CheckoutRequested = Carts.CheckoutRequestedPayload;
+
+export type OrderDecision =
+  | { readonly ok: true; readonly order: Order }
+  | { readonly ok: false; readonly field: string; readonly message: string };
+
+/**
+ * The order id is derived from the checkout id, so a redelivered CheckoutRequested maps to the
+ * same order and the unique _id makes the duplicate a no-op.
+ */
+export function orderIdFromCheckout(checkoutId: string): string {
+  return createHash('sha256').update(`order:${checkoutId}`).digest('hex').slice(0, 24);
+}
+
+/** Decides whether a checkout can become an order: served zone, consistent total. */
+export function orderFromCheckout(c: CheckoutRequested, zones: readonly string[], now: Date): OrderDecision {
+  if (!zones.includes(c.zone)) return { ok: false, field: 'zone', message: `zone ${c.zone} is not served (${zones.join(', ')})` };
+  const total = c.lines.reduce((sum, l) => sum + l.unit_price * l.qty, 0);
+  if (!Number.isSafeInteger(total) || total !== c.total) {
+    return { ok: false, field: 'total', message: `total ${c.total} does not match the lines (${total})` };
+  }
+  return {
+    ok: true,
+    order: {
+      id: orderIdFromCheckout(c.checkout_id),
+      checkout_id: c.checkout_id,
+      cart_id: c.cart_id,
+      user_id: c.user_id,
+      zone: c.zone,
+      items: c.lines.map((l) => ({ product_id: l.product_id, name: l.name, category_id: l.category_id, price: l.unit_price, qty: l.qty })),
+      total,
+      currency: 'RUB',
+      status: 'pending',
+      saga: { state: 'NEW', history: [{ state: 'NEW', at: now }] },
+      order_date: now,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    },
+  };
+}
