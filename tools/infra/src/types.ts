@@ -27,6 +27,8 @@ export interface LocalServer {
   readonly name: ServerName;
   /** Main client port (configurable through the environment, see config.ts). */
   readonly port: number;
+  /** Other ports the server binds (e.g. a controller or inter-node port); checked for foreign listeners before starting. */
+  readonly auxPorts?: readonly number[];
   /** Idempotent: resolves jars / binaries / venvs into ctx.infraDir, formats storage once. */
   install(ctx: InfraContext): Promise<void>;
   /** How to run the server in the foreground; the CLI detaches it and redirects output to its log. */

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'infra', preset: '../../jest.preset.js', rootDir: __dirname };

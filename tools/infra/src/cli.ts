@@ -1,0 +1,220 @@
+/**
+ * Local infrastructure for development and tests, without Docker.
+ *
+ *   npm run infra:up [-- kafka cassandra mongodb]   start (idempotent: running servers are left alone)
+ *   npm run infra:down [-- kafka ...]               stop exactly the processes infra started (pid files)
+ *   npm run infra:status                            table of servers, pids, readiness, versions, logs
+ *   npm run infra:env                               `export KAFKA_BROKERS=... CASSANDRA_CONTACT_POINTS=... MONGO_URL=...`
+ *
+ * INFRA=local|containers|external selects the provider (default: containers when a Docker engine
+ * answers, else local). Ports: KAFKA_PORT, CASSANDRA_PORT, MONGO_PORT, ... (see config.ts).
+ */
+import { loadConfig, type InfraConfig } from './config';
+import { InfraError, displayPath, formatError } from './errors';
+import { checkExternal, externalEnv } from './external';
+import { downOne, formatTable, localEnv, statusOne, upAll, type Logger } from './local';
+import { parseServerNames } from './registry';
+import type { ServerName } from './types';
+
+const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cassandra|mongodb ...]
+  up      start the servers (default: all three) and wait until they answer
+  down    stop the servers infra started
+  status  show servers, pids, readiness, versions and log files
+  env     print export lines with the connection variables
+  smoke   Kafka produce+consume and Cassandra create/insert/select against the running servers`;
+
+const progress: Logger = (name, message) => process.stderr.write(`[${name}] ${message}\n`);
+
+function out(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function up(cfg: InfraConfig, names: ServerName[]): Promise<number> {
+  if (cfg.mode === 'external') {
+    const env = await checkExternal(cfg, names);
+    out(
+      `INFRA=external: all reachable (${Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')})`,
+    );
+    return 0;
+  }
+  if (cfg.mode === 'containers') {
+    const { upContainers } = await import('./containers');
+    const env = await upContainers(cfg, names, progress);
+    for (const [k, v] of Object.entries(env)) out(`${k}=${v}`);
+    return 0;
+  }
+  const started = Date.now();
+  const { results, failures } = await upAll(cfg, names, progress);
+  if (results.length > 0) {
+    out(
+      formatTable(
+        results.map((r) => ({
+          server: r.name,
+          result: r.action === 'started' ? `started in ${r.seconds.toFixed(1)}s` : 'already running',
+          pid: String(r.pid),
+          version: r.version,
+          connection: `${r.envVar}=${r.connection}`,
+        })),
+        ['server', 'result', 'pid', 'version', 'connection'],
+      ),
+    );
+  }
+  for (const f of failures) process.stderr.write(`infra up ${f.name}: ${formatError(f.error)}\n`);
+  if (failures.length === 0)
+    out(
+      `infra up: ready in ${((Date.now() - started) / 1000).toFixed(1)}s (INFRA=local, ${displayPath(cfg.root, cfg.infraDir)}/)`,
+    );
+  return failures.length === 0 ? 0 : 1;
+}
+
+async function down(cfg: InfraConfig, names: ServerName[]): Promise<number> {
+  if (cfg.mode === 'external') {
+    out('INFRA=external: nothing to stop');
+    return 0;
+  }
+  if (cfg.mode === 'containers') {
+    const { downContainers } = await import('./containers');
+    downContainers(names, progress);
+    return 0;
+  }
+  const settled = await Promise.allSettled(names.map((name) => downOne(cfg, name, progress)));
+  let code = 0;
+  settled.forEach((s, i) => {
+    const name = names[i];
+    if (s.status === 'rejected') {
+      code = 1;
+      process.stderr.write(`infra down ${name}: ${formatError(s.reason)}\n`);
+    } else if (s.value.result === 'not-running') {
+      out(`${name}: not running`);
+    } else {
+      out(
+        `${name}: ${s.value.result === 'killed' ? 'killed' : 'stopped'} pid ${s.value.pid} in ${s.value.seconds.toFixed(1)}s`,
+      );
+    }
+  });
+  return code;
+}
+
+async function status(cfg: InfraConfig, names: ServerName[]): Promise<number> {
+  if (cfg.mode === 'containers') {
+    const { containerStatus } = await import('./containers');
+    out(
+      formatTable(
+        containerStatus(names).map((r) => ({ ...r, mode: 'containers' })),
+        ['server', 'mode', 'state', 'ports'],
+      ),
+    );
+    return 0;
+  }
+  if (cfg.mode === 'external') {
+    const env = externalEnv(cfg, names);
+    let reachable = true;
+    try {
+      await checkExternal(cfg, names);
+    } catch {
+      reachable = false;
+    }
+    out(
+      `INFRA=external (${reachable ? 'reachable' : 'NOT reachable'}): ${Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+    );
+    return reachable ? 0 : 1;
+  }
+  const rows = await Promise.all(names.map((name) => statusOne(cfg, name)));
+  out(
+    formatTable(
+      rows.map((r) => ({ ...r })),
+      ['server', 'mode', 'port', 'pid', 'state', 'version', 'log'],
+    ),
+  );
+  return 0;
+}
+
+const shellQuote = (value: string): string =>
+  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+
+async function env(cfg: InfraConfig, names: ServerName[]): Promise<number> {
+  let vars: Record<string, string>;
+  if (cfg.mode === 'external') vars = externalEnv(cfg, names);
+  else if (cfg.mode === 'local') vars = await localEnv(cfg, names);
+  else {
+    process.stderr.write(
+      'INFRA=containers: ports are assigned at start; use ensureInfra() or `infra:up` output\n',
+    );
+    return 1;
+  }
+  out(
+    `export ${Object.entries(vars)
+      .map(([k, v]) => `${k}=${shellQuote(v)}`)
+      .join(' ')}`,
+  );
+  return 0;
+}
+
+async function smoke(cfg: InfraConfig, names: ServerName[]): Promise<number> {
+  if (cfg.mode === 'containers') {
+    process.stderr.write('smoke: not available with INFRA=containers (ports are assigned at start)\n');
+    return 1;
+  }
+  const vars = cfg.mode === 'external' ? externalEnv(cfg, names) : await localEnv(cfg, names);
+  const { smokeCassandra, smokeKafka } = await import('./smoke');
+  let code = 0;
+  for (const name of names) {
+    try {
+      if (name === 'kafka') out(await smokeKafka(vars['KAFKA_BROKERS'] ?? ''));
+      else if (name === 'cassandra')
+        out(
+          await smokeCassandra(
+            vars['CASSANDRA_CONTACT_POINTS'] ?? '',
+            vars['CASSANDRA_LOCAL_DATACENTER'] ?? cfg.cassandraDatacenter,
+          ),
+        );
+      else out(`${name}: no smoke test here`);
+    } catch (err) {
+      code = 1;
+      process.stderr.write(`smoke ${name}: ${formatError(err)}\n`);
+    }
+  }
+  return code;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    out(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  const commands: Record<string, (cfg: InfraConfig, names: ServerName[]) => Promise<number>> = {
+    up,
+    down,
+    status,
+    env,
+    smoke,
+  };
+  const run = commands[command];
+  if (!run) {
+    process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
+    return 2;
+  }
+  const names: ServerName[] =
+    command === 'smoke' && rest.length === 0 ? ['kafka', 'cassandra'] : parseServerNames(rest);
+  const cfg = loadConfig();
+  return run(cfg, names);
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`infra: ${formatError(err)}\n`);
+      if (!(err instanceof InfraError) && process.env['DEBUG'] !== '1')
+        process.stderr.write('(run with DEBUG=1 for the stack trace)\n');
+      process.exitCode = 1;
+    },
+  );
+}

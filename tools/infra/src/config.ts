@@ -1,0 +1,236 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { InfraError } from './errors';
+
+/**
+ * How the infrastructure is provided:
+ * - `local`: JVM / native processes under `<root>/.infra`, managed by this CLI (no Docker needed);
+ * - `containers`: testcontainers-node (needs a Docker engine);
+ * - `external`: already running somewhere; connection strings come from the environment
+ *   (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, MONGO_URL) and the CLI only checks reachability.
+ */
+export type InfraMode = 'local' | 'containers' | 'external';
+
+export const INFRA_MODES: readonly InfraMode[] = ['local', 'containers', 'external'];
+
+export interface InfraPorts {
+  readonly kafka: number;
+  readonly kafkaController: number;
+  readonly cassandra: number;
+  readonly cassandraStorage: number;
+  readonly cassandraSslStorage: number;
+  readonly cassandraJmx: number;
+  readonly mongo: number;
+}
+
+export interface ExternalEndpoints {
+  readonly kafkaBrokers?: string;
+  readonly cassandraContactPoints?: string;
+  readonly mongoUrl?: string;
+}
+
+export interface InfraConfig {
+  readonly root: string;
+  readonly infraDir: string;
+  readonly mode: InfraMode;
+  /** Why this mode was chosen (for `status`). */
+  readonly modeReason: string;
+  /** Host all local servers bind to and clients connect to. */
+  readonly host: string;
+  readonly ports: InfraPorts;
+  readonly external: ExternalEndpoints;
+  /** JVM heap sizes, e.g. "512m". */
+  readonly kafkaHeap: string;
+  readonly cassandraHeap: string;
+  /** Cassandra datacenter name (SimpleSnitch always reports `datacenter1`). */
+  readonly cassandraDatacenter: string;
+  /** Readiness timeout per server, milliseconds. */
+  readonly startTimeoutMs: number;
+}
+
+/** Defaults chosen not to clash with a developer's own Kafka (9092/9093), Cassandra (9042/7000/7199) or MongoDB (27017). */
+export const DEFAULT_PORTS: InfraPorts = {
+  kafka: 19092,
+  kafkaController: 19093,
+  cassandra: 19042,
+  cassandraStorage: 17000,
+  cassandraSslStorage: 17001,
+  cassandraJmx: 17199,
+  mongo: 27217,
+};
+
+const PORT_VARS: Readonly<Record<keyof InfraPorts, string>> = {
+  kafka: 'KAFKA_PORT',
+  kafkaController: 'KAFKA_CONTROLLER_PORT',
+  cassandra: 'CASSANDRA_PORT',
+  cassandraStorage: 'CASSANDRA_STORAGE_PORT',
+  cassandraSslStorage: 'CASSANDRA_SSL_STORAGE_PORT',
+  cassandraJmx: 'CASSANDRA_JMX_PORT',
+  mongo: 'MONGO_PORT',
+};
+
+/** Environment variable that sets a given port (for error messages). */
+export function portVariable(key: keyof InfraPorts): string {
+  return PORT_VARS[key];
+}
+
+/** Parses a TCP port from the environment; a bad value is an error naming the variable. */
+export function parsePort(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+  const raw = env[variable];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const text = raw.trim();
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(value) || value < 1 || value > 65535) {
+    throw new InfraError(`${variable} must be a TCP port number between 1 and 65535, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseHeap(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+  const raw = env[variable]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+[kKmMgG]$/.test(raw)) {
+    throw new InfraError(`${variable} must be a JVM heap size such as 512m or 1g, got "${raw}"`);
+  }
+  return raw.toLowerCase();
+}
+
+function parseTimeout(env: NodeJS.ProcessEnv, variable: string, fallbackMs: number): number {
+  const raw = env[variable]?.trim();
+  if (!raw) return fallbackMs;
+  const seconds = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new InfraError(`${variable} must be a whole number of seconds, got "${raw}"`);
+  }
+  return seconds * 1000;
+}
+
+export function parsePorts(env: NodeJS.ProcessEnv): InfraPorts {
+  const ports: InfraPorts = {
+    kafka: parsePort(env, PORT_VARS.kafka, DEFAULT_PORTS.kafka),
+    kafkaController: parsePort(env, PORT_VARS.kafkaController, DEFAULT_PORTS.kafkaController),
+    cassandra: parsePort(env, PORT_VARS.cassandra, DEFAULT_PORTS.cassandra),
+    cassandraStorage: parsePort(env, PORT_VARS.cassandraStorage, DEFAULT_PORTS.cassandraStorage),
+    cassandraSslStorage: parsePort(env, PORT_VARS.cassandraSslStorage, DEFAULT_PORTS.cassandraSslStorage),
+    cassandraJmx: parsePort(env, PORT_VARS.cassandraJmx, DEFAULT_PORTS.cassandraJmx),
+    mongo: parsePort(env, PORT_VARS.mongo, DEFAULT_PORTS.mongo),
+  };
+  const seen = new Map<number, string>();
+  for (const key of Object.keys(ports) as (keyof InfraPorts)[]) {
+    const other = seen.get(ports[key]);
+    if (other !== undefined) {
+      throw new InfraError(
+        `${PORT_VARS[key]} and ${other} are both ${ports[key]}: every infra port must be different`,
+      );
+    }
+    seen.set(ports[key], PORT_VARS[key]);
+  }
+  return ports;
+}
+
+/** True when a Docker engine answers `docker info` within a few seconds. */
+export function dockerEngineAvailable(timeoutMs = 4000): boolean {
+  try {
+    const result = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], {
+      stdio: 'ignore',
+      timeout: timeoutMs,
+    });
+    return result.status === 0;
+  } catch {
+    return false;
+  }
+}
+
+export function parseMode(
+  env: NodeJS.ProcessEnv,
+  detectDocker: () => boolean = dockerEngineAvailable,
+): { mode: InfraMode; reason: string } {
+  const raw = env['INFRA']?.trim().toLowerCase();
+  if (raw) {
+    if (!(INFRA_MODES as readonly string[]).includes(raw)) {
+      throw new InfraError(`INFRA must be one of ${INFRA_MODES.join('|')}, got "${env['INFRA']}"`);
+    }
+    return { mode: raw as InfraMode, reason: 'INFRA' };
+  }
+  return detectDocker()
+    ? { mode: 'containers', reason: 'Docker engine answered' }
+    : { mode: 'local', reason: 'no Docker engine' };
+}
+
+/**
+ * Repository root: $INFRA_ROOT, else the nearest ancestor of the working directory (or of
+ * this file) that holds `tools/infra` and a package.json.
+ */
+export function findRoot(env: NodeJS.ProcessEnv = process.env, start: string = process.cwd()): string {
+  const explicit = env['INFRA_ROOT']?.trim();
+  if (explicit) return resolve(explicit);
+  for (const from of [start, __dirname]) {
+    let dir = resolve(from);
+    for (;;) {
+      if (existsSync(join(dir, 'tools', 'infra', 'src')) && existsSync(join(dir, 'package.json'))) return dir;
+      const parent = dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+  return resolve(__dirname, '..', '..', '..');
+}
+
+export interface LoadConfigOptions {
+  readonly root?: string;
+  readonly detectDocker?: () => boolean;
+}
+
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadConfigOptions = {},
+): InfraConfig {
+  const root = options.root ?? findRoot(env);
+  const ports = parsePorts(env);
+  const { mode, reason } = parseMode(env, options.detectDocker);
+  const external: ExternalEndpoints = {
+    kafkaBrokers: env['KAFKA_BROKERS']?.trim() || undefined,
+    cassandraContactPoints: env['CASSANDRA_CONTACT_POINTS']?.trim() || undefined,
+    mongoUrl: env['MONGO_URL']?.trim() || undefined,
+  };
+  const infraDirRaw = env['INFRA_DIR']?.trim();
+  return {
+    root,
+    infraDir: infraDirRaw ? resolve(root, infraDirRaw) : join(root, '.infra'),
+    mode,
+    modeReason: reason,
+    host: '127.0.0.1',
+    ports,
+    external,
+    kafkaHeap: parseHeap(env, 'KAFKA_HEAP', '512m'),
+    cassandraHeap: parseHeap(env, 'CASSANDRA_HEAP', '1g'),
+    cassandraDatacenter: 'datacenter1',
+    startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
+  };
+}
+
+/** `host:port[,host:port]` → list of [host, port]; used for reachability checks in external mode. */
+export function parseHostPorts(list: string, defaultPort: number, variable: string): [string, number][] {
+  return list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((entry) => {
+      const withoutScheme = entry.replace(/^[a-z+]+:\/\//i, '');
+      const match = /^\[?([^\]]+?)\]?(?::(\d+))?$/.exec(withoutScheme);
+      const host = match?.[1];
+      const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
+      if (!host || !Number.isInteger(port) || port < 1 || port > 65535) {
+        throw new InfraError(`${variable} has an invalid host:port entry "${entry}"`);
+      }
+      return [host, port];
+    });
+}
+
+/** Hosts of a mongodb:// URL (for reachability checks). */
+export function mongoHosts(url: string): [string, number][] {
+  const match = /^mongodb(?:\+srv)?:\/\/(?:[^@/]*@)?([^/?]+)/.exec(url.trim());
+  if (!match?.[1]) throw new InfraError(`MONGO_URL must look like mongodb://host:port/..., got "${url}"`);
+  return parseHostPorts(match[1], 27017, 'MONGO_URL');
+}

@@ -1,0 +1,146 @@
+/**
+ * `INFRA=containers`: the same three servers through testcontainers-node (needs a Docker engine).
+ * testcontainers is imported dynamically so that local mode never loads it.
+ *
+ * Containers are started with `withReuse()` and a `mobile-world.infra` label: Ryuk does not reap
+ * reused containers, so they outlive the CLI (`infra:up`) and later runs (jest globalSetup) reuse them.
+ * `down` removes them by label.
+ */
+import { spawnSync } from 'node:child_process';
+import type { InfraConfig } from './config';
+import { InfraError } from './errors';
+import type { ServerName } from './types';
+
+export const CONTAINER_LABEL = 'mobile-world.infra';
+
+export const IMAGES = {
+  kafka: process.env['KAFKA_IMAGE'] ?? 'apache/kafka:3.9.1',
+  cassandra: process.env['CASSANDRA_IMAGE'] ?? 'cassandra:5.0',
+  mongodb: process.env['MONGO_IMAGE'] ?? 'mongo:8.0',
+} as const;
+
+async function startKafka(cfg: InfraConfig): Promise<string> {
+  const { GenericContainer, Wait, getContainerRuntimeClient } = await import('testcontainers');
+  const host = (await getContainerRuntimeClient()).info.containerRuntime.host;
+  const port = cfg.ports.kafka;
+  // The advertised listener must be reachable from the host: bind the same port on both sides.
+  await new GenericContainer(IMAGES.kafka)
+    .withExposedPorts({ container: port, host: port })
+    .withEnvironment({
+      KAFKA_NODE_ID: '1',
+      KAFKA_PROCESS_ROLES: 'broker,controller',
+      KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:29093',
+      KAFKA_LISTENERS: `PLAINTEXT://0.0.0.0:${port},CONTROLLER://localhost:29093`,
+      KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://${host}:${port}`,
+      KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
+      KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: '3',
+      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
+      KAFKA_MIN_INSYNC_REPLICAS: '1',
+      KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+      KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'true',
+      KAFKA_HEAP_OPTS: `-Xmx${cfg.kafkaHeap} -Xms${cfg.kafkaHeap}`,
+    })
+    .withLabels({ [CONTAINER_LABEL]: 'kafka' })
+    .withWaitStrategy(Wait.forLogMessage(/Kafka Server started/))
+    .withStartupTimeout(cfg.startTimeoutMs)
+    .withReuse()
+    .start();
+  return `${host}:${port}`;
+}
+
+async function startCassandra(cfg: InfraConfig): Promise<string> {
+  const { CassandraContainer } = await import('@testcontainers/cassandra');
+  const container = await new CassandraContainer(IMAGES.cassandra)
+    .withDatacenter(cfg.cassandraDatacenter)
+    .withEnvironment({ MAX_HEAP_SIZE: cfg.cassandraHeap.toUpperCase(), HEAP_NEWSIZE: '128M' })
+    .withLabels({ [CONTAINER_LABEL]: 'cassandra' })
+    .withStartupTimeout(cfg.startTimeoutMs)
+    .withReuse()
+    .start();
+  return container.getContactPoint();
+}
+
+async function startMongo(cfg: InfraConfig): Promise<string> {
+  const { MongoDBContainer } = await import('@testcontainers/mongodb');
+  // MongoDBContainer runs `--replSet rs0` and initiates a single-node replica set.
+  const container = await new MongoDBContainer(IMAGES.mongodb)
+    .withLabels({ [CONTAINER_LABEL]: 'mongodb' })
+    .withStartupTimeout(cfg.startTimeoutMs)
+    .withReuse()
+    .start();
+  return `${container.getConnectionString()}/?directConnection=true`;
+}
+
+export async function upContainers(
+  cfg: InfraConfig,
+  names: readonly ServerName[],
+  log: (name: ServerName, message: string) => void,
+): Promise<Record<string, string>> {
+  const env: Record<string, string> = {};
+  const starters: Record<ServerName, () => Promise<void>> = {
+    kafka: async () => {
+      env['KAFKA_BROKERS'] = await startKafka(cfg);
+    },
+    cassandra: async () => {
+      env['CASSANDRA_CONTACT_POINTS'] = await startCassandra(cfg);
+      env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
+    },
+    mongodb: async () => {
+      env['MONGO_URL'] = await startMongo(cfg);
+    },
+  };
+  const results = await Promise.allSettled(
+    names.map(async (name) => {
+      const started = Date.now();
+      log(name, `starting container ${IMAGES[name]}`);
+      await starters[name]();
+      log(name, `ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    }),
+  );
+  const failed = results.flatMap((r, i) =>
+    r.status === 'rejected' ? [`${names[i]}: ${String((r.reason as Error).message ?? r.reason)}`] : [],
+  );
+  if (failed.length > 0) throw new InfraError(`container start failed — ${failed.join('; ')}`);
+  return env;
+}
+
+function docker(args: readonly string[]): string {
+  const result = spawnSync('docker', [...args], { encoding: 'utf8', timeout: 60_000 });
+  if (result.status !== 0)
+    throw new InfraError(`docker ${args.join(' ')} failed: ${(result.stderr ?? '').trim().split('\n')[0]}`);
+  return result.stdout ?? '';
+}
+
+export function downContainers(
+  names: readonly ServerName[],
+  log: (name: ServerName, message: string) => void,
+): void {
+  for (const name of names) {
+    const ids = docker(['ps', '-aq', '--filter', `label=${CONTAINER_LABEL}=${name}`])
+      .split('\n')
+      .filter(Boolean);
+    if (ids.length === 0) continue;
+    docker(['rm', '-f', '-v', ...ids]);
+    log(name, `removed container ${ids.join(', ')}`);
+  }
+}
+
+export function containerStatus(
+  names: readonly ServerName[],
+): { server: ServerName; state: string; ports: string }[] {
+  return names.map((name) => {
+    const out = docker([
+      'ps',
+      '-a',
+      '--filter',
+      `label=${CONTAINER_LABEL}=${name}`,
+      '--format',
+      '{{.Status}}\t{{.Ports}}',
+    ]).trim();
+    const [state, ports] = out.split('\n')[0]?.split('\t') ?? [];
+    return { server: name, state: state || 'not created', ports: ports ?? '' };
+  });
+}

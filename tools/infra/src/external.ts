@@ -1,0 +1,58 @@
+/** `INFRA=external`: servers run elsewhere; only check that they are reachable. */
+import { mongoHosts, parseHostPorts, type InfraConfig } from './config';
+import { InfraError } from './errors';
+import { isPortOpen } from './process';
+import { CONNECTION_VARS } from './registry';
+import type { ServerName } from './types';
+
+export function externalEnv(cfg: InfraConfig, names: readonly ServerName[]): Record<string, string> {
+  const values: Record<ServerName, string | undefined> = {
+    kafka: cfg.external.kafkaBrokers,
+    cassandra: cfg.external.cassandraContactPoints,
+    mongodb: cfg.external.mongoUrl,
+  };
+  const env: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const name of names) {
+    const value = values[name];
+    if (value === undefined) missing.push(CONNECTION_VARS[name]);
+    else env[CONNECTION_VARS[name]] = value;
+  }
+  if (missing.length > 0)
+    throw new InfraError(`INFRA=external needs ${missing.join(', ')} in the environment`);
+  if (names.includes('cassandra'))
+    env['CASSANDRA_LOCAL_DATACENTER'] = process.env['CASSANDRA_LOCAL_DATACENTER'] ?? cfg.cassandraDatacenter;
+  return env;
+}
+
+export function endpointsOf(name: ServerName, value: string): [string, number][] {
+  switch (name) {
+    case 'kafka':
+      return parseHostPorts(value, 9092, 'KAFKA_BROKERS');
+    case 'cassandra':
+      return parseHostPorts(value, 9042, 'CASSANDRA_CONTACT_POINTS');
+    case 'mongodb':
+      return mongoHosts(value);
+  }
+}
+
+/** Resolves when every server has at least one reachable endpoint; otherwise one error listing the unreachable ones. */
+export async function checkExternal(
+  cfg: InfraConfig,
+  names: readonly ServerName[],
+): Promise<Record<string, string>> {
+  const env = externalEnv(cfg, names);
+  const problems: string[] = [];
+  for (const name of names) {
+    const value = env[CONNECTION_VARS[name]] ?? '';
+    const endpoints = endpointsOf(name, value);
+    const open = await Promise.all(endpoints.map(([host, port]) => isPortOpen(port, host, 3000)));
+    if (!open.some(Boolean)) problems.push(`${CONNECTION_VARS[name]}=${value}`);
+  }
+  if (problems.length > 0) {
+    throw new InfraError(
+      `INFRA=external but not reachable: ${problems.join(', ')} — start those servers or fix the variables`,
+    );
+  }
+  return env;
+}

@@ -1,0 +1,64 @@
+/**
+ * Programmatic entry point (e.g. jest globalSetup):
+ *
+ *   import { ensureInfra } from '../tools/infra/src';
+ *   export default async () => { await ensureInfra(); };
+ *
+ * Brings the servers up if they are not running (local processes, containers or external,
+ * depending on INFRA — see config.ts), and returns the connection variables
+ * (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, CASSANDRA_LOCAL_DATACENTER, MONGO_URL),
+ * which are also copied into process.env so that test workers inherit them.
+ */
+import { loadConfig, type InfraConfig } from './config';
+import { InfraError, formatError } from './errors';
+import { checkExternal } from './external';
+import { upAll } from './local';
+import { SERVER_NAMES } from './registry';
+import type { ServerName } from './types';
+
+export { loadConfig } from './config';
+export type { InfraConfig, InfraMode } from './config';
+export { InfraError } from './errors';
+export { SERVER_NAMES } from './registry';
+export type { ServerName } from './types';
+
+export interface EnsureInfraOptions {
+  /** Which servers (default: kafka, cassandra, mongodb). */
+  readonly servers?: readonly ServerName[];
+  /** Progress output (default: stderr). */
+  readonly log?: (line: string) => void;
+  /** Copy the connection variables into process.env (default true). */
+  readonly exportToProcessEnv?: boolean;
+  readonly config?: InfraConfig;
+}
+
+export async function ensureInfra(options: EnsureInfraOptions = {}): Promise<Record<string, string>> {
+  const cfg = options.config ?? loadConfig();
+  const names = options.servers ?? SERVER_NAMES;
+  const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logger = (name: string, message: string): void => write(`[infra:${name}] ${message}`);
+  let env: Record<string, string>;
+  switch (cfg.mode) {
+    case 'external':
+      env = await checkExternal(cfg, names);
+      break;
+    case 'containers': {
+      const { upContainers } = await import('./containers');
+      env = await upContainers(cfg, names, logger);
+      break;
+    }
+    case 'local': {
+      const { results, failures } = await upAll(cfg, names, logger);
+      if (failures.length > 0) {
+        const text = failures.map((f) => `${f.name}: ${formatError(f.error)}`).join('\n');
+        throw new InfraError(`infrastructure did not start (INFRA=local):\n${text}`);
+      }
+      env = {};
+      for (const r of results) env[r.envVar] = r.connection;
+      if (names.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
+      break;
+    }
+  }
+  if (options.exportToProcessEnv !== false) Object.assign(process.env, env);
+  return env;
+}

@@ -1,0 +1,270 @@
+import { parse as parseYaml } from 'yaml';
+import {
+  DEFAULT_PORTS,
+  loadConfig,
+  mongoHosts,
+  parseHostPorts,
+  parseMode,
+  parsePort,
+  parsePorts,
+} from './config';
+import { InfraError, formatError } from './errors';
+import { parseServerNames } from './registry';
+import {
+  CASSANDRA_JVM17_FLAGS,
+  cassandraJvmArgs,
+  cassandraLayout,
+  cassandraLogback,
+  cassandraYaml,
+} from './servers/cassandra';
+import { heapMiB, parseJavaMajor } from './servers/jvm';
+import { kafkaClusterId, kafkaLog4jProperties, kafkaServerProperties, versionFromLog } from './servers/kafka';
+
+const noDocker = (): boolean => false;
+
+function parseProperties(text: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (!line.trim() || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    map.set(line.slice(0, eq), line.slice(eq + 1));
+  }
+  return map;
+}
+
+describe('config', () => {
+  it('uses non-clashing default ports', () => {
+    const cfg = loadConfig({}, { root: '/repo', detectDocker: noDocker });
+    expect(cfg.ports).toEqual(DEFAULT_PORTS);
+    expect(cfg.ports.kafka).toBe(19092);
+    expect(cfg.ports.kafkaController).toBe(19093);
+    expect(cfg.ports.cassandra).toBe(19042);
+    expect(cfg.ports.cassandraStorage).toBe(17000);
+    expect(cfg.ports.mongo).toBe(27217);
+    expect(cfg.infraDir).toBe('/repo/.infra');
+    expect(cfg.startTimeoutMs).toBe(180_000);
+  });
+
+  it('reads ports from the environment', () => {
+    const cfg = loadConfig(
+      { KAFKA_PORT: '29092', CASSANDRA_PORT: ' 29042 ', MONGO_PORT: '29017' },
+      { root: '/r', detectDocker: noDocker },
+    );
+    expect(cfg.ports.kafka).toBe(29092);
+    expect(cfg.ports.cassandra).toBe(29042);
+    expect(cfg.ports.mongo).toBe(29017);
+  });
+
+  it.each(['abc', '0', '65536', '12.5', '-1', '9092x'])(
+    'rejects KAFKA_PORT=%s naming the variable',
+    (value) => {
+      expect(() => parsePort({ KAFKA_PORT: value }, 'KAFKA_PORT', 19092)).toThrow(InfraError);
+      expect(() => parsePort({ KAFKA_PORT: value }, 'KAFKA_PORT', 19092)).toThrow(
+        /^KAFKA_PORT must be a TCP port number between 1 and 65535, got "/,
+      );
+    },
+  );
+
+  it('rejects a bad port through loadConfig with the variable name', () => {
+    expect(() => loadConfig({ CASSANDRA_PORT: 'nine' }, { root: '/r', detectDocker: noDocker })).toThrow(
+      /CASSANDRA_PORT must be a TCP port/,
+    );
+  });
+
+  it('rejects two servers on the same port', () => {
+    expect(() => parsePorts({ KAFKA_PORT: '27217' })).toThrow(
+      /KAFKA_PORT and MONGO_PORT|MONGO_PORT and KAFKA_PORT/,
+    );
+  });
+
+  it('chooses the mode from INFRA, else from Docker availability', () => {
+    expect(parseMode({ INFRA: 'external' }, noDocker).mode).toBe('external');
+    expect(parseMode({ INFRA: 'LOCAL' }, () => true).mode).toBe('local');
+    expect(parseMode({}, () => true).mode).toBe('containers');
+    expect(parseMode({}, noDocker).mode).toBe('local');
+    expect(() => parseMode({ INFRA: 'docker' }, noDocker)).toThrow(
+      /INFRA must be one of local\|containers\|external/,
+    );
+  });
+
+  it('validates heap sizes and timeouts', () => {
+    expect(loadConfig({ KAFKA_HEAP: '256M' }, { root: '/r', detectDocker: noDocker }).kafkaHeap).toBe('256m');
+    expect(() => loadConfig({ CASSANDRA_HEAP: 'lots' }, { root: '/r', detectDocker: noDocker })).toThrow(
+      /CASSANDRA_HEAP/,
+    );
+    expect(() => loadConfig({ INFRA_START_TIMEOUT: '1m' }, { root: '/r', detectDocker: noDocker })).toThrow(
+      /INFRA_START_TIMEOUT/,
+    );
+    expect(
+      loadConfig({ INFRA_START_TIMEOUT: '30' }, { root: '/r', detectDocker: noDocker }).startTimeoutMs,
+    ).toBe(30_000);
+  });
+
+  it('parses external endpoints', () => {
+    expect(parseHostPorts('a:1, b ,[::1]:3', 9042, 'CASSANDRA_CONTACT_POINTS')).toEqual([
+      ['a', 1],
+      ['b', 9042],
+      ['::1', 3],
+    ]);
+    expect(parseHostPorts('PLAINTEXT://k:9092', 9092, 'KAFKA_BROKERS')).toEqual([['k', 9092]]);
+    expect(mongoHosts('mongodb://u:p@h1:1,h2/db?replicaSet=rs0')).toEqual([
+      ['h1', 1],
+      ['h2', 27017],
+    ]);
+    expect(() => mongoHosts('http://x')).toThrow(/MONGO_URL/);
+    expect(() => parseHostPorts('a:99999', 9092, 'KAFKA_BROKERS')).toThrow(/KAFKA_BROKERS/);
+  });
+
+  it('parses server names', () => {
+    expect(parseServerNames([])).toEqual(['kafka', 'cassandra', 'mongodb']);
+    expect(parseServerNames(['cassandra', 'mongo,kafka', 'kafka'])).toEqual([
+      'cassandra',
+      'mongodb',
+      'kafka',
+    ]);
+    expect(() => parseServerNames(['redis'])).toThrow(/unknown server "redis"/);
+  });
+});
+
+describe('kafka configuration', () => {
+  const props = parseProperties(
+    kafkaServerProperties({
+      host: '127.0.0.1',
+      port: 19092,
+      controllerPort: 19093,
+      dataDir: '/x/.infra/kafka/data',
+    }),
+  );
+
+  it('is a single KRaft node in combined mode on 127.0.0.1', () => {
+    expect(props.get('process.roles')).toBe('broker,controller');
+    expect(props.get('node.id')).toBe('1');
+    expect(props.get('controller.quorum.voters')).toBe('1@127.0.0.1:19093');
+    expect(props.get('listeners')).toBe('PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093');
+    expect(props.get('advertised.listeners')).toBe('PLAINTEXT://127.0.0.1:19092');
+    expect(props.get('controller.listener.names')).toBe('CONTROLLER');
+    expect(props.get('log.dirs')).toBe('/x/.infra/kafka/data');
+  });
+
+  it('replicates internal topics once and starts groups without delay', () => {
+    expect(props.get('offsets.topic.replication.factor')).toBe('1');
+    expect(props.get('transaction.state.log.replication.factor')).toBe('1');
+    expect(props.get('transaction.state.log.min.isr')).toBe('1');
+    expect(props.get('min.insync.replicas')).toBe('1');
+    expect(Number(props.get('offsets.topic.num.partitions'))).toBeLessThanOrEqual(5);
+    expect(props.get('group.initial.rebalance.delay.ms')).toBe('0');
+    expect(props.get('auto.create.topics.enable')).toBe('true');
+  });
+
+  it('logs to stdout only', () => {
+    expect(kafkaLog4jProperties()).toContain('log4j.rootLogger=INFO, stdout');
+    expect(kafkaLog4jProperties()).not.toMatch(/FileAppender/);
+  });
+
+  it('generates valid cluster ids', () => {
+    const id = kafkaClusterId();
+    expect(id).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
+    let calls = 0;
+    const rigged = (size: number): Buffer =>
+      calls++ === 0 ? Buffer.alloc(size, 0xff) : Buffer.alloc(size, 1);
+    expect(kafkaClusterId(rigged).startsWith('-')).toBe(false);
+  });
+
+  it('reads the version the broker printed', () => {
+    expect(
+      versionFromLog('x\n[..] INFO Kafka version: 3.9.1 (a)\n[..] INFO Kafka version: 3.9.2 (b)\n'),
+    ).toBe('3.9.2');
+    expect(versionFromLog('nothing')).toBeUndefined();
+  });
+});
+
+describe('cassandra configuration', () => {
+  const yaml = cassandraYaml({
+    host: '127.0.0.1',
+    nativePort: 19042,
+    storagePort: 17000,
+    sslStoragePort: 17001,
+    dataDir: "/x/it's/.infra/cassandra/data",
+  });
+
+  it('binds one token on 127.0.0.1 with moved ports', () => {
+    expect(yaml).toMatch(/^num_tokens: 1$/m);
+    expect(yaml).toMatch(/^listen_address: 127\.0\.0\.1$/m);
+    expect(yaml).toMatch(/^rpc_address: 127\.0\.0\.1$/m);
+    expect(yaml).toMatch(/^native_transport_port: 19042$/m);
+    expect(yaml).toMatch(/^storage_port: 17000$/m);
+    expect(yaml).toContain('class_name: org.apache.cassandra.locator.SimpleSeedProvider');
+    expect(yaml).toContain("- seeds: '127.0.0.1:17000'");
+  });
+
+  it('keeps every directory under .infra and quotes paths for YAML', () => {
+    for (const key of [
+      'commitlog_directory',
+      'saved_caches_directory',
+      'hints_directory',
+      'cdc_raw_directory',
+    ]) {
+      expect(yaml).toMatch(new RegExp(`^${key}: '/x/it''s/\\.infra/cassandra/data/`, 'm'));
+    }
+    expect(yaml).toContain("  - '/x/it''s/.infra/cassandra/data/data'");
+    expect(yaml).not.toMatch(/\t/);
+  });
+
+  it('is valid YAML with the structure Cassandra expects', () => {
+    const doc = parseYaml(yaml) as Record<string, unknown>;
+    expect(doc['num_tokens']).toBe(1);
+    expect(doc['native_transport_port']).toBe(19042);
+    expect(doc['data_file_directories']).toEqual(["/x/it's/.infra/cassandra/data/data"]);
+    expect(doc['seed_provider']).toEqual([
+      {
+        class_name: 'org.apache.cassandra.locator.SimpleSeedProvider',
+        parameters: [{ seeds: '127.0.0.1:17000' }],
+      },
+    ]);
+  });
+
+  it('writes logs to the log dir and stdout', () => {
+    const xml = cassandraLogback();
+    expect(xml).toContain('${cassandra.logdir}/system.log');
+    expect(xml).toContain('ConsoleAppender');
+  });
+
+  it('passes the JDK 17 module flags, jamm agent and local-only JMX', () => {
+    const args = cassandraJvmArgs({
+      layout: cassandraLayout('/x/.infra'),
+      heap: '1g',
+      jmxPort: 17199,
+      jammJar: '/x/.infra/cassandra/lib/jamm-0.4.0.jar',
+    });
+    expect(args).toEqual(expect.arrayContaining([...CASSANDRA_JVM17_FLAGS]));
+    expect(args).toContain('--add-opens=java.base/sun.nio.ch=ALL-UNNAMED');
+    expect(args).toContain('-javaagent:/x/.infra/cassandra/lib/jamm-0.4.0.jar');
+    expect(args).toContain('-Dcassandra.jmx.local.port=17199');
+    expect(args).toContain('-Dcassandra.config=file:///x/.infra/cassandra/config/cassandra.yaml');
+    expect(args).toContain('-Xmx1g');
+    expect(args).toContain('-Xms256m');
+    expect(args.at(-1)).toBe('/x/.infra/cassandra/lib/*');
+  });
+});
+
+describe('helpers', () => {
+  it('parses java -version output', () => {
+    expect(parseJavaMajor('openjdk version "17.0.15" 2025-04-15')).toBe(17);
+    expect(parseJavaMajor('java version "1.8.0_392"')).toBe(8);
+    expect(parseJavaMajor('openjdk version "21" 2023-09-19')).toBe(21);
+    expect(parseJavaMajor('bash: java: command not found')).toBeUndefined();
+  });
+
+  it('converts heap sizes', () => {
+    expect(heapMiB('1g')).toBe(1024);
+    expect(heapMiB('512m')).toBe(512);
+    expect(heapMiB('2048k')).toBe(2);
+  });
+
+  it('formats errors on one line unless DEBUG=1', () => {
+    const err = new InfraError('port 19092 is already in use', ['tail line']);
+    expect(formatError(err, {})).toBe('port 19092 is already in use\ntail line');
+    expect(formatError(new Error('boom\nat x'), {})).toBe('boom');
+    expect(formatError(new Error('boom'), { DEBUG: '1' })).toContain('at ');
+  });
+});
