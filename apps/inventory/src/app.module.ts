@@ -1,0 +1,34 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { MessagingModule } from '@mw/messaging';
+import { MongoModule } from '@mw/persistence';
+import { PlatformModule } from '@mw/platform';
+import { InventoryConfig } from './config';
+import { inventoryProviders } from './inventory.providers';
+import { LedgerController } from './ledger/ledger.controller';
+import { commandsController } from './reservations/commands.controller';
+import { ReservationsController } from './reservations/reservations.controller';
+import { StockController } from './stock/stock.controller';
+
+@Module({})
+export class AppModule {
+  static register(config: Readonly<InventoryConfig>, logger: Logger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        PlatformModule.forRoot(logger),
+        // Stock decisions must read the primary (seed 001 §5): the client default is primary.
+        MongoModule.forRoot({ url: config.MONGO_URL, dbName: config.MONGO_DB, appName: 'inventory', readPreference: 'primary' }),
+        MessagingModule.forRoot({
+          brokers: config.KAFKA_BROKERS,
+          clientId: config.KAFKA_CLIENT_ID ?? 'inventory',
+          groupId: config.KAFKA_GROUP_ID,
+          topics: [config.INVENTORY_COMMANDS_TOPIC, config.INVENTORY_EVENTS_TOPIC],
+          partitions: config.KAFKA_TOPIC_PARTITIONS,
+        }),
+      ],
+      controllers: [StockController, ReservationsController, LedgerController, commandsController(config.INVENTORY_COMMANDS_TOPIC)],
+      providers: inventoryProviders(config),
+    };
+  }
+}

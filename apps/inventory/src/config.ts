@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { baseConfigSchema, env, loadConfig } from '@mw/platform';
+
+const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name');
+
+export const inventoryConfigSchema = baseConfigSchema.extend({
+  HTTP_PORT: env.port(3002),
+  MONGO_URL: env.mongoUrl(),
+  MONGO_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/).default('inventory'),
+  KAFKA_GROUP_ID: z.string().min(1).default('inventory'),
+  /** Topic names are configurable so tests and benchmarks run on private topics; production keeps the defaults. */
+  INVENTORY_COMMANDS_TOPIC: topicName.default('inventory.commands.v1'),
+  INVENTORY_EVENTS_TOPIC: topicName.default('inventory.events.v1'),
+  /** Semantic limits of ReserveStock (the contract's own limits are wider). */
+  INVENTORY_MAX_LINES: env.int(50, 1, 100),
+  INVENTORY_MAX_QTY_PER_LINE: env.int(1000, 1, 100_000),
+  /** Low-stock listing default threshold. */
+  INVENTORY_LOW_STOCK_THRESHOLD: env.int(5, 0, 1_000_000),
+  /** Sweeper period (expiry, crash recovery, orphan holds). */
+  INVENTORY_SWEEP_INTERVAL_MS: env.int(1000, 50, 600_000),
+  /** A reservation left in an intermediate state longer than this is taken over by the sweeper. */
+  INVENTORY_STALE_AFTER_MS: env.int(15_000, 100, 3_600_000),
+  /** Background pump period: ledger flush and coalesced StockLevelChanged. */
+  INVENTORY_PUMP_INTERVAL_MS: env.int(200, 20, 60_000),
+  OUTBOX_POLL_MS: env.int(250, 10, 60_000),
+});
+export type InventoryConfig = z.infer<typeof inventoryConfigSchema>;
+
+export const loadInventoryConfig = (source?: NodeJS.ProcessEnv): Readonly<InventoryConfig> =>
+  source ? loadConfig(inventoryConfigSchema, source) : loadConfig(inventoryConfigSchema);

@@ -1,0 +1,122 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit, Provider } from '@nestjs/common';
+import { Db } from 'mongodb';
+import type { Logger } from 'pino';
+import { ConsumerRunner, KafkaPublisher, OutboxRelay } from '@mw/messaging';
+import { MONGO_DB } from '@mw/persistence';
+import { LOGGER, Metrics } from '@mw/platform';
+import { InventoryConfig } from './config';
+import { LedgerRepository } from './ledger/ledger.repository';
+import { LedgerService } from './ledger/ledger.service';
+import { InventoryEvents } from './outbox/inventory-events';
+import { OutboxNudge } from './outbox/outbox.service';
+import { CommandsHandler } from './reservations/commands.handler';
+import { ReserveLimits } from './reservations/reservation';
+import { RESERVATIONS, ReservationsRepository } from './reservations/reservations.repository';
+import { ReservationsService } from './reservations/reservations.service';
+import { LevelNotifier } from './stock/level-notifier';
+import { STOCK, StockRepository } from './stock/stock.repository';
+import { StockService } from './stock/stock.service';
+import { Periodic } from './sweeper/periodic';
+import { Sweeper } from './sweeper/sweeper';
+
+export const INVENTORY_CONFIG = Symbol('INVENTORY_CONFIG');
+export const RESERVE_LIMITS = Symbol('RESERVE_LIMITS');
+
+type Cfg = Readonly<InventoryConfig>;
+
+/**
+ * Plain classes (domain services, repositories) wired with factories: the classes stay free of
+ * Nest, and scripts/benchmarks can build them directly (no decorator metadata needed).
+ */
+export function inventoryProviders(config: Cfg): Provider[] {
+  return [
+    { provide: INVENTORY_CONFIG, useValue: config },
+    { provide: RESERVE_LIMITS, useValue: reserveLimits(config) },
+    { provide: StockRepository, useFactory: (db: Db) => new StockRepository(db), inject: [MONGO_DB] },
+    { provide: ReservationsRepository, useFactory: (db: Db) => new ReservationsRepository(db), inject: [MONGO_DB] },
+    { provide: LedgerRepository, useFactory: (db: Db) => new LedgerRepository(db), inject: [MONGO_DB] },
+    { provide: InventoryEvents, useValue: new InventoryEvents(config.INVENTORY_EVENTS_TOPIC) },
+    { provide: OutboxNudge, useValue: new OutboxNudge() },
+    {
+      provide: ReservationsService,
+      useFactory: (r: ReservationsRepository, s: StockRepository, e: InventoryEvents, o: OutboxNudge, l: ReserveLimits, log: Logger) =>
+        new ReservationsService(r, s, e, o, l, log),
+      inject: [ReservationsRepository, StockRepository, InventoryEvents, OutboxNudge, RESERVE_LIMITS, LOGGER],
+    },
+    {
+      provide: CommandsHandler,
+      useFactory: (runner: ConsumerRunner, s: ReservationsService, l: ReserveLimits, log: Logger) => new CommandsHandler(runner, s, l, log),
+      inject: [ConsumerRunner, ReservationsService, RESERVE_LIMITS, LOGGER],
+    },
+    { provide: StockService, useFactory: (s: StockRepository, o: OutboxNudge) => new StockService(s, o, config), inject: [StockRepository, OutboxNudge] },
+    { provide: LedgerService, useFactory: (db: Db, l: LedgerRepository) => new LedgerService(db, l), inject: [MONGO_DB, LedgerRepository] },
+    {
+      provide: Sweeper,
+      useFactory: (r: ReservationsRepository, s: StockRepository, svc: ReservationsService, log: Logger) =>
+        new Sweeper(r, s, svc, config.INVENTORY_STALE_AFTER_MS, log),
+      inject: [ReservationsRepository, StockRepository, ReservationsService, LOGGER],
+    },
+    { provide: LevelNotifier, useFactory: (s: StockRepository, e: InventoryEvents) => new LevelNotifier(s, e), inject: [StockRepository, InventoryEvents] },
+    InventoryBackground,
+  ];
+}
+
+export const reserveLimits = (config: Cfg): ReserveLimits => ({
+  zones: config.ZONES,
+  maxLines: config.INVENTORY_MAX_LINES,
+  maxQtyPerLine: config.INVENTORY_MAX_QTY_PER_LINE,
+});
+
+/** Indexes at startup; outbox relay, ledger flusher, level notifier and sweeper while the app runs. */
+@Injectable()
+export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private relay: OutboxRelay | undefined;
+  private readonly loops: Periodic[] = [];
+
+  constructor(
+    @Inject(MONGO_DB) private readonly db: Db,
+    @Inject(INVENTORY_CONFIG) private readonly config: Cfg,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly publisher: KafkaPublisher,
+    private readonly metrics: Metrics,
+    private readonly nudge: OutboxNudge,
+    private readonly stock: StockRepository,
+    private readonly reservations: ReservationsRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly notifier: LevelNotifier,
+    private readonly sweeper: Sweeper,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.stock.ensureIndexes();
+    await this.reservations.ensureIndexes();
+    await this.ledger.ensureIndexes();
+    await OutboxRelay.ensureIndexes(this.db, [STOCK, RESERVATIONS]);
+  }
+
+  onApplicationBootstrap(): void {
+    this.relay = new OutboxRelay({
+      db: this.db,
+      collections: [RESERVATIONS, STOCK],
+      publisher: this.publisher,
+      logger: this.logger,
+      name: 'inventory',
+      pollIntervalMs: this.config.OUTBOX_POLL_MS,
+      registry: this.metrics.registry,
+    });
+    this.nudge.attach(this.relay);
+    this.relay.start();
+    const c = this.config;
+    this.loops.push(
+      new Periodic('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.ledger.flushOnce(), this.logger),
+      new Periodic('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifier.notifyOnce().then((n) => n > 0 && this.nudge.nudge()), this.logger),
+      new Periodic('sweeper', c.INVENTORY_SWEEP_INTERVAL_MS, () => this.sweeper.sweepOnce(), this.logger),
+    );
+    for (const loop of this.loops) loop.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.loops.map((l) => l.stop()));
+    await this.relay?.stop();
+  }
+}

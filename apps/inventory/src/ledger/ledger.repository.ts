@@ -1,0 +1,75 @@
+import { Collection, Db, MongoBulkWriteError, ReadPreference } from 'mongodb';
+import { STOCK } from '../stock/stock.repository';
+import { StockDoc } from '../stock/stock';
+import { LEDGER_KINDS, LedgerEntry, LedgerKind } from './ledger';
+
+export const LEDGER = 'ledger';
+
+/** The append-only ledger collection, and moving pending entries out of stock documents. */
+export class LedgerRepository {
+  readonly coll: Collection<LedgerEntry>;
+  private readonly stock: Collection<StockDoc>;
+
+  constructor(db: Db) {
+    this.coll = db.collection<LedgerEntry>(LEDGER);
+    this.stock = db.collection<StockDoc>(STOCK);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.coll.createIndex({ product_id: 1, zone: 1, at: 1 }, { name: 'by_stock' });
+    await this.coll.createIndex({ order_id: 1 }, { name: 'by_order', sparse: true });
+  }
+
+  /**
+   * One flush pass: copy pending `_ledger` entries to the ledger (insert keyed by entry id, so a
+   * copy repeated after a crash is a duplicate-key no-op), then pull them from their document.
+   * Safe on several instances at once.
+   */
+  async flushOnce(limit = 200): Promise<number> {
+    const docs = await this.stock
+      .find({ '_ledger.at': { $lte: new Date() } }, { projection: { _ledger: 1 }, readPreference: ReadPreference.primary })
+      .limit(limit)
+      .toArray();
+    let moved = 0;
+    for (const doc of docs) {
+      const entries = doc._ledger ?? [];
+      if (entries.length === 0) continue;
+      await this.insertIgnoringDuplicates(entries);
+      await this.stock.updateOne({ _id: doc._id }, { $pull: { _ledger: { _id: { $in: entries.map((e) => e._id) } } } });
+      moved += entries.length;
+    }
+    return moved;
+  }
+
+  private async insertIgnoringDuplicates(entries: LedgerEntry[]): Promise<void> {
+    try {
+      await this.coll.insertMany(entries, { ordered: false });
+    } catch (e) {
+      const dupOnly = e instanceof MongoBulkWriteError && [e.writeErrors].flat().every((w) => w.code === 11000);
+      if (!dupOnly) throw e;
+    }
+  }
+
+  /** Net sums per movement kind for one (product, zone), from the ledger collection. */
+  async sums(productId: string, zone: string): Promise<Map<LedgerKind, number>> {
+    const rows = await this.coll
+      .aggregate<{ _id: LedgerKind; qty: number }>([{ $match: { product_id: productId, zone } }, { $group: { _id: '$kind', qty: { $sum: '$qty' } } }], {
+        readPreference: ReadPreference.primary,
+      })
+      .toArray();
+    const sums = new Map<LedgerKind, number>(LEDGER_KINDS.map((k) => [k, 0]));
+    for (const r of rows) sums.set(r._id, r.qty);
+    return sums;
+  }
+
+  /** Which of these entry ids are already in the ledger collection. */
+  async existing(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const docs = await this.coll.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 }, readPreference: ReadPreference.primary }).toArray();
+    return new Set(docs.map((d) => d._id));
+  }
+
+  history(productId: string, zone: string, limit: number): Promise<LedgerEntry[]> {
+    return this.coll.find({ product_id: productId, zone }).sort({ at: -1, _id: 1 }).limit(limit).toArray();
+  }
+}

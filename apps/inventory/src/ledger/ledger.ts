@@ -1,0 +1,99 @@
+/**
+ * The append-only movements ledger (pure rules). Every change of a stock document carries one
+ * entry, written atomically with the change into the document's `_ledger` array and then moved to
+ * the `ledger` collection by the flusher (see ledger-flusher.ts), so the ledger can never miss a
+ * movement and never count one twice (entries are keyed by a uuid).
+ */
+export const LEDGER_KINDS = ['restock', 'adjust', 'reserve', 'release', 'expire', 'commit'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+export interface LedgerEntry {
+  readonly _id: string;
+  readonly product_id: string;
+  readonly zone: string;
+  readonly kind: LedgerKind;
+  /** Units moved; positive, except `adjust`, whose sign is the direction of the correction. */
+  readonly qty: number;
+  readonly order_id?: string;
+  readonly reason?: string;
+  readonly at: Date;
+}
+
+/** The counters a stock document keeps. */
+export interface StockCounters {
+  readonly available: number;
+  readonly reserved: number;
+  readonly committed: number;
+  /** Units received by restocks. */
+  readonly received: number;
+  /** Net correction by stock-takes (`adjust`); the seed's "adjustments" are its negation. */
+  readonly adjusted: number;
+}
+
+export const zeroCounters: StockCounters = { available: 0, reserved: 0, committed: 0, received: 0, adjusted: 0 };
+
+/** How one movement changes the counters. */
+export function effectOf(kind: LedgerKind, qty: number): StockCounters {
+  switch (kind) {
+    case 'restock':
+      return { ...zeroCounters, available: qty, received: qty };
+    case 'adjust':
+      return { ...zeroCounters, available: qty, adjusted: qty };
+    case 'reserve':
+      return { ...zeroCounters, available: -qty, reserved: qty };
+    case 'release':
+    case 'expire':
+      return { ...zeroCounters, available: qty, reserved: -qty };
+    case 'commit':
+      return { ...zeroCounters, reserved: -qty, committed: qty };
+  }
+}
+
+export function addCounters(a: StockCounters, b: StockCounters): StockCounters {
+  return {
+    available: a.available + b.available,
+    reserved: a.reserved + b.reserved,
+    committed: a.committed + b.committed,
+    received: a.received + b.received,
+    adjusted: a.adjusted + b.adjusted,
+  };
+}
+
+/** Counters a document must have if it started empty and saw exactly these movements. */
+export function replay(entries: readonly Pick<LedgerEntry, 'kind' | 'qty'>[]): StockCounters {
+  return entries.reduce((acc, e) => addCounters(acc, effectOf(e.kind, e.qty)), zeroCounters);
+}
+
+export interface InvariantReport {
+  readonly product_id: string;
+  readonly zone: string;
+  readonly ok: boolean;
+  readonly counters: StockCounters;
+  readonly from_ledger: StockCounters;
+  readonly held: number;
+  readonly problems: readonly string[];
+}
+
+/**
+ * available + reserved + committed = received − adjustments, no negative counter, the reserved
+ * counter equals the sum of open holds, and the counters equal the replay of the ledger.
+ */
+export function checkInvariant(
+  id: { product_id: string; zone: string },
+  counters: StockCounters,
+  held: number,
+  fromLedger: StockCounters,
+): InvariantReport {
+  const problems: string[] = [];
+  const { available, reserved, committed, received, adjusted } = counters;
+  if (available < 0) problems.push(`available is negative (${available})`);
+  if (reserved < 0) problems.push(`reserved is negative (${reserved})`);
+  if (available + reserved + committed !== received + adjusted) {
+    problems.push(`available + reserved + committed = ${available + reserved + committed} but received − adjustments = ${received + adjusted}`);
+  }
+  if (reserved !== held) problems.push(`reserved = ${reserved} but open holds sum to ${held}`);
+  for (const k of Object.keys(counters) as (keyof StockCounters)[]) {
+    if (counters[k] !== fromLedger[k]) problems.push(`${k} = ${counters[k]} but the ledger says ${fromLedger[k]}`);
+  }
+  return { ...id, ok: problems.length === 0, counters, from_ledger: fromLedger, held, problems };
+}

@@ -1,0 +1,151 @@
+import type { Inventory } from '@mw/contracts';
+import type { WithOutbox } from '@mw/messaging';
+
+/**
+ * Per-order reservation (pure rules). The order's document is the aggregate that owns the
+ * order-level answer: its status changes by conditional updates, and the answer (StockReserved,
+ * StockRejected, StockReleased, StockCommitted, StockCommitFailed) is pushed into its `_outbox`
+ * by the same update, so each answer is written exactly once per order.
+ *
+ *   reserving ──► reserved ──► committed
+ *       │            ├──────► released (ReleaseStock)
+ *       │            └──────► expired  (sweeper, or a commit after expires_at)
+ *       ├──► rejected (a short line: holds already taken are undone)
+ *       └──► released (ReleaseStock overtook the reservation)
+ */
+export type ReservationStatus = 'reserving' | 'reserved' | 'rejected' | 'released' | 'expired' | 'committed';
+
+/** Work left on the stock documents after a status change; cleared when done (crash-safe). */
+export type PendingWork = 'undo' | 'commit';
+
+export type RejectionCode = Inventory.StockRejectionCode;
+
+export interface Line {
+  readonly product_id: string;
+  readonly qty: number;
+}
+
+export interface Shortage {
+  readonly product_id: string;
+  readonly requested: number;
+  readonly available: number;
+}
+
+export interface ReservationDoc extends WithOutbox {
+  readonly _id: string;
+  readonly zone: string;
+  readonly lines: Line[];
+  readonly status: ReservationStatus;
+  readonly expires_at: Date;
+  readonly pending?: PendingWork;
+  readonly rejection?: { code: RejectionCode; message?: string; shortages: Shortage[] };
+  readonly release_reason?: 'compensation' | 'expired' | 'cancelled';
+  readonly commit_failure?: RejectionCode;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+export interface ReserveLimits {
+  readonly zones: readonly string[];
+  readonly maxLines: number;
+  readonly maxQtyPerLine: number;
+}
+
+export interface Problem {
+  readonly code: RejectionCode;
+  readonly message: string;
+}
+
+const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
+
+/**
+ * Semantic checks of a ReserveStock payload. Takes loosely typed input so the same rules answer
+ * both well-formed commands and salvaged ones that failed the contract (negative or fractional
+ * qty, malformed product ids, too many lines): every one gets a StockRejected with a code.
+ */
+export function validateReserve(
+  cmd: { zone: unknown; lines: readonly { product_id: unknown; qty: unknown }[]; hold_seconds: unknown },
+  limits: ReserveLimits,
+): Problem | null {
+  if (typeof cmd.zone !== 'string' || !limits.zones.includes(cmd.zone)) {
+    return { code: 'INVENTORY.UNKNOWN_ZONE', message: `zone ${String(cmd.zone).slice(0, 20)} is not served (zones: ${limits.zones.join(', ')})` };
+  }
+  if (cmd.lines.length === 0) return { code: 'INVENTORY.INVALID_COMMAND', message: 'lines must not be empty' };
+  if (cmd.lines.length > limits.maxLines) {
+    return { code: 'INVENTORY.TOO_MANY_LINES', message: `${cmd.lines.length} lines, at most ${limits.maxLines}` };
+  }
+  const seen = new Set<string>();
+  for (const [i, line] of cmd.lines.entries()) {
+    if (typeof line.product_id !== 'string' || !OBJECT_ID.test(line.product_id)) {
+      return { code: 'INVENTORY.INVALID_COMMAND', message: `lines.${i}.product_id must be a 24-character hex ObjectId` };
+    }
+    if (typeof line.qty !== 'number' || !Number.isInteger(line.qty) || line.qty <= 0) {
+      return { code: 'INVENTORY.INVALID_COMMAND', message: `lines.${i}.qty must be a positive whole number` };
+    }
+    if (line.qty > limits.maxQtyPerLine) {
+      return { code: 'INVENTORY.QTY_LIMIT_EXCEEDED', message: `lines.${i}.qty ${line.qty} exceeds the limit ${limits.maxQtyPerLine}` };
+    }
+    const id = line.product_id.toLowerCase();
+    if (seen.has(id)) return { code: 'INVENTORY.INVALID_COMMAND', message: `lines.${i}.product_id repeats a product; send one line per product` };
+    seen.add(id);
+  }
+  if (typeof cmd.hold_seconds !== 'number' || !Number.isInteger(cmd.hold_seconds) || cmd.hold_seconds < 1 || cmd.hold_seconds > 86_400) {
+    return { code: 'INVENTORY.INVALID_COMMAND', message: 'hold_seconds must be a whole number of seconds in 1..86400' };
+  }
+  return null;
+}
+
+/** Lines in a stable order (by product id) so concurrent orders touch documents in the same order. */
+export function normalizeLines(lines: readonly Line[]): Line[] {
+  return lines.map((l) => ({ product_id: l.product_id.toLowerCase(), qty: l.qty })).sort((a, b) => a.product_id.localeCompare(b.product_id));
+}
+
+export function newReservation(cmd: { order_id: string; zone: string; lines: readonly Line[] }, expiresAt: Date, now: Date): ReservationDoc {
+  return {
+    _id: cmd.order_id.toLowerCase(),
+    zone: cmd.zone,
+    lines: normalizeLines(cmd.lines),
+    status: 'reserving',
+    expires_at: expiresAt,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The rejection code of a short reservation: an unknown product wins over plain shortage. */
+export function rejectionCodeOf(shortages: readonly (Shortage & { unknown: boolean })[]): RejectionCode {
+  return shortages.some((s) => s.unknown) ? 'INVENTORY.UNKNOWN_PRODUCT' : 'INVENTORY.INSUFFICIENT_STOCK';
+}
+
+export type CommitDecision =
+  | { readonly kind: 'duplicate' }
+  | { readonly kind: 'in-progress' }
+  | { readonly kind: 'expire-then-fail' }
+  | { readonly kind: 'fail'; readonly code: RejectionCode; readonly tombstone: boolean };
+
+/** Why a CommitStock could not move a reservation to committed, and what to answer. */
+export function decideFailedCommit(doc: ReservationDoc | null, now: Date): CommitDecision {
+  if (!doc) return { kind: 'fail', code: 'INVENTORY.RESERVATION_NOT_FOUND', tombstone: true };
+  switch (doc.status) {
+    case 'committed':
+      return { kind: 'duplicate' };
+    case 'reserving':
+      return { kind: 'in-progress' };
+    case 'reserved':
+      // The conditional commit failed although reserved: the hold is past its expiry.
+      return doc.expires_at.getTime() <= now.getTime() ? { kind: 'expire-then-fail' } : { kind: 'in-progress' };
+    case 'released':
+      return { kind: 'fail', code: 'INVENTORY.RESERVATION_RELEASED', tombstone: false };
+    case 'expired':
+      return { kind: 'fail', code: 'INVENTORY.RESERVATION_EXPIRED', tombstone: false };
+    case 'rejected':
+      return { kind: 'fail', code: 'INVENTORY.RESERVATION_NOT_FOUND', tombstone: false };
+  }
+}
+
+/** Ledger kind used when undoing the holds of an order in this status. */
+export const undoKindOf = (status: ReservationStatus): 'expire' | 'release' => (status === 'expired' ? 'expire' : 'release');
+
+/** Statuses whose holds must be returned to `available`. */
+export const isClosedWithoutSale = (status: ReservationStatus): boolean =>
+  status === 'rejected' || status === 'released' || status === 'expired';

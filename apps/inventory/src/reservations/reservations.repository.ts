@@ -1,0 +1,97 @@
+import { Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
+import { OutgoingMessage } from '@mw/contracts';
+import { outboxPush, toOutboxEntries } from '@mw/messaging';
+import { PendingWork, RejectionCode, ReservationDoc, ReservationStatus } from './reservation';
+
+export const RESERVATIONS = 'reservations';
+const primary = { readPreference: ReadPreference.primary };
+
+/** Per-order reservation documents; every status change is a conditional update carrying its answer. */
+export class ReservationsRepository {
+  readonly coll: Collection<ReservationDoc>;
+
+  constructor(db: Db) {
+    this.coll = db.collection<ReservationDoc>(RESERVATIONS);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.coll.createIndex({ status: 1, expires_at: 1 }, { name: 'status_expiry' });
+    await this.coll.createIndex({ pending: 1, updated_at: 1 }, { name: 'pending_work', sparse: true });
+    await this.coll.createIndex({ status: 1, updated_at: 1 }, { name: 'status_updated' });
+  }
+
+  /** Inserts the order's document, or returns the one a previous delivery created. */
+  async claim(doc: ReservationDoc): Promise<{ created: boolean; doc: ReservationDoc }> {
+    try {
+      await this.coll.insertOne(doc);
+      return { created: true, doc };
+    } catch (e) {
+      if (!(e instanceof MongoServerError && e.code === 11000)) throw e;
+      const existing = await this.get(doc._id);
+      if (!existing) throw e;
+      return { created: false, doc: existing };
+    }
+  }
+
+  /** Inserts a closed document (rejection of an invalid command, unknown-order tombstone); false if one exists. */
+  async insertClosed(doc: ReservationDoc, message: OutgoingMessage): Promise<boolean> {
+    try {
+      await this.coll.insertOne({ ...doc, _outbox: toOutboxEntries([message]) });
+      return true;
+    } catch (e) {
+      if (e instanceof MongoServerError && e.code === 11000) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * Moves the order from one of `from` to a new status, storing the answer in the same update.
+   * Returns false when the order is not in `from` (a duplicate, or another instance got there first).
+   */
+  async transition(
+    orderId: string,
+    from: readonly ReservationStatus[],
+    set: { status: ReservationStatus; pending?: PendingWork } & Partial<Pick<ReservationDoc, 'rejection' | 'release_reason' | 'expires_at'>>,
+    message: OutgoingMessage,
+    extra: Filter<ReservationDoc> = {},
+  ): Promise<boolean> {
+    const res = await this.coll.updateOne({ ...extra, _id: orderId, status: { $in: [...from] } } as Filter<ReservationDoc>, {
+      $set: { ...set, updated_at: new Date() },
+      ...outboxPush([message]),
+    } as UpdateFilter<ReservationDoc>);
+    return res.modifiedCount === 1;
+  }
+
+  /** Records the answer to a CommitStock of a closed reservation, once. */
+  async markCommitFailure(orderId: string, code: RejectionCode, message: OutgoingMessage): Promise<boolean> {
+    const res = await this.coll.updateOne(
+      { _id: orderId, status: { $in: ['released', 'expired', 'rejected'] }, commit_failure: { $exists: false } },
+      { $set: { commit_failure: code, updated_at: new Date() }, ...outboxPush([message]) } as UpdateFilter<ReservationDoc>,
+    );
+    return res.modifiedCount === 1;
+  }
+
+  async clearPending(orderId: string, pending: PendingWork): Promise<void> {
+    await this.coll.updateOne({ _id: orderId, pending }, { $unset: { pending: '' }, $set: { updated_at: new Date() } });
+  }
+
+  get(orderId: string): Promise<ReservationDoc | null> {
+    return this.coll.findOne({ _id: orderId }, { ...primary, projection: { _outbox: 0 } });
+  }
+
+  findMany(orderIds: readonly string[]): Promise<ReservationDoc[]> {
+    return this.coll.find({ _id: { $in: [...orderIds] } }, { ...primary, projection: { _outbox: 0 } }).toArray();
+  }
+
+  expiredReserved(now: Date, limit: number): Promise<ReservationDoc[]> {
+    return this.coll.find({ status: 'reserved', expires_at: { $lte: now } }, { ...primary, projection: { _outbox: 0 } }).limit(limit).toArray();
+  }
+
+  stalePending(before: Date, limit: number): Promise<ReservationDoc[]> {
+    return this.coll.find({ pending: { $in: ['undo', 'commit'] }, updated_at: { $lt: before } }, { ...primary, projection: { _outbox: 0 } }).limit(limit).toArray();
+  }
+
+  staleReserving(before: Date, limit: number): Promise<ReservationDoc[]> {
+    return this.coll.find({ status: 'reserving', updated_at: { $lt: before } }, { ...primary, projection: { _outbox: 0 } }).limit(limit).toArray();
+  }
+}

@@ -1,0 +1,185 @@
+import type { Logger } from 'pino';
+import { PayloadOf } from '@mw/contracts';
+import { AppError } from '@mw/platform';
+import { InventoryEvents } from '../outbox/inventory-events';
+import { OutboxNudge } from '../outbox/outbox.service';
+import { StockRepository } from '../stock/stock.repository';
+import { holdOf } from '../stock/stock';
+import {
+  Line,
+  Problem,
+  ReservationDoc,
+  ReserveLimits,
+  Shortage,
+  decideFailedCommit,
+  isClosedWithoutSale,
+  newReservation,
+  rejectionCodeOf,
+  undoKindOf,
+  validateReserve,
+} from './reservation';
+import { ReservationsRepository } from './reservations.repository';
+
+type ReserveCommand = PayloadOf<'inventory.commands.v1', 'ReserveStock'>;
+
+/**
+ * The saga participant: reserve all lines of an order or none, release, commit, expire.
+ * Every step is a conditional update, so a redelivered command, a second instance or a resumed
+ * crash converges on the same state and the same single answer per order.
+ */
+export class ReservationsService {
+  constructor(
+    private readonly reservations: ReservationsRepository,
+    private readonly stock: StockRepository,
+    private readonly events: InventoryEvents,
+    private readonly outbox: OutboxNudge,
+    private readonly limits: ReserveLimits,
+    private readonly logger: Logger,
+  ) {}
+
+  async reserve(cmd: ReserveCommand): Promise<void> {
+    const problem = validateReserve(cmd, this.limits);
+    if (problem) return this.rejectInvalid(cmd.order_id, cmd.zone, problem);
+    const now = new Date();
+    const { created, doc } = await this.reservations.claim(newReservation(cmd, new Date(now.getTime() + cmd.hold_seconds * 1000), now));
+    if (!created && doc.status !== 'reserving') return; // a duplicate: the order already has its answer
+    await this.complete(doc);
+  }
+
+  /** Takes the holds of a `reserving` order and finalizes it; safe to resume after a crash. */
+  async complete(doc: ReservationDoc): Promise<void> {
+    for (const line of doc.lines) {
+      const outcome = await this.stock.hold(doc.zone, line, doc._id, doc.expires_at);
+      if (!outcome.held) return this.rejectShort(doc, line, outcome);
+    }
+    const reserved = this.events.build('StockReserved', {
+      order_id: doc._id,
+      zone: doc.zone,
+      lines: doc.lines,
+      expires_at: doc.expires_at.toISOString(),
+    });
+    if (await this.reservations.transition(doc._id, ['reserving'], { status: 'reserved' }, reserved)) return this.outbox.nudge();
+    await this.reconcile(doc._id); // someone else finalized (a release overtook us, or a resumed copy)
+  }
+
+  async release(orderId: string, attempt = 0): Promise<void> {
+    const id = orderId.toLowerCase();
+    const released = this.events.build('StockReleased', { order_id: id, reason: 'compensation' });
+    if (await this.reservations.transition(id, ['reserved', 'reserving'], { status: 'released', pending: 'undo', release_reason: 'compensation' }, released)) {
+      this.outbox.nudge();
+      return this.settle(id);
+    }
+    const doc = await this.reservations.get(id);
+    if (!doc) {
+      // Release of an unknown order succeeds as a no-op; the tombstone also stops a late ReserveStock.
+      const inserted = await this.reservations.insertClosed(closed(id, 'released'), released);
+      if (inserted) return this.outbox.nudge();
+      if (attempt < 2) return this.release(id, attempt + 1); // a reservation was created meanwhile
+      return;
+    }
+    if (doc.pending) await this.settle(id); // finish work a crash left behind; otherwise a duplicate
+  }
+
+  async commit(orderId: string, attempt = 0): Promise<void> {
+    const id = orderId.toLowerCase();
+    const now = new Date();
+    const committed = this.events.build('StockCommitted', { order_id: id });
+    if (await this.reservations.transition(id, ['reserved'], { status: 'committed', pending: 'commit' }, committed, { expires_at: { $gt: now } })) {
+      this.outbox.nudge();
+      return this.settle(id);
+    }
+    const doc = await this.reservations.get(id);
+    const decision = decideFailedCommit(doc, now);
+    switch (decision.kind) {
+      case 'duplicate':
+        if (doc?.pending) await this.settle(id);
+        return;
+      case 'in-progress':
+        throw new AppError('INVENTORY.RESERVATION_IN_PROGRESS', 'unavailable', `order ${id} is still being reserved; retrying`);
+      case 'expire-then-fail':
+        await this.expire(id, now);
+        if (attempt > 2) throw new AppError('INVENTORY.RESERVATION_IN_PROGRESS', 'unavailable', `order ${id} changed during commit; retrying`);
+        return this.commit(id, attempt + 1);
+      case 'fail': {
+        const failed = this.events.build('StockCommitFailed', { order_id: id, code: decision.code });
+        const stored = decision.tombstone
+          ? await this.reservations.insertClosed({ ...closed(id, 'released'), commit_failure: decision.code }, failed)
+          : await this.reservations.markCommitFailure(id, decision.code, failed);
+        if (stored) this.outbox.nudge();
+        else if (decision.tombstone && attempt < 2) return this.commit(id, attempt + 1);
+        return;
+      }
+    }
+  }
+
+  /** Expires a reserved order whose hold time has passed (the sweeper, or a late commit). */
+  async expire(orderId: string, now = new Date()): Promise<void> {
+    const released = this.events.build('StockReleased', { order_id: orderId, reason: 'expired' });
+    if (await this.reservations.transition(orderId, ['reserved'], { status: 'expired', pending: 'undo', release_reason: 'expired' }, released, { expires_at: { $lte: now } })) {
+      this.outbox.nudge();
+      await this.settle(orderId);
+    }
+  }
+
+  /** Applies the pending work of an order to its stock documents, then clears it. Idempotent. */
+  async settle(orderId: string): Promise<void> {
+    const doc = await this.reservations.get(orderId);
+    if (!doc?.pending) return;
+    for (const line of doc.lines) {
+      if (doc.pending === 'commit') await this.stock.commitHold(doc.zone, line, doc._id);
+      else await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status));
+    }
+    await this.reservations.clearPending(orderId, doc.pending);
+  }
+
+  /** After losing a finalize race: holds this processor took for a closed order go back. */
+  private async reconcile(orderId: string): Promise<void> {
+    const doc = await this.reservations.get(orderId);
+    if (!doc || !isClosedWithoutSale(doc.status)) return;
+    for (const line of doc.lines) await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status));
+  }
+
+  private async rejectShort(doc: ReservationDoc, short: Line, outcome: { available: number; unknown: boolean }): Promise<void> {
+    const shortages = await this.shortages(doc, short, outcome);
+    const rejection = { code: rejectionCodeOf(shortages), shortages: shortages.map(({ unknown: _u, ...s }) => s) };
+    const rejected = this.events.build('StockRejected', { order_id: doc._id, ...rejection });
+    if (await this.reservations.transition(doc._id, ['reserving'], { status: 'rejected', pending: 'undo', rejection }, rejected)) {
+      this.outbox.nudge();
+      return this.settle(doc._id);
+    }
+    await this.reconcile(doc._id);
+  }
+
+  /** The short line plus every other line that is short right now (informative, primary read). */
+  private async shortages(doc: ReservationDoc, short: Line, outcome: { available: number; unknown: boolean }): Promise<(Shortage & { unknown: boolean })[]> {
+    const others = doc.lines.filter((l) => l.product_id !== short.product_id);
+    const docs = await this.stock.findMany(others.map((l) => l.product_id), doc.zone);
+    const byProduct = new Map(docs.map((d) => [d.product_id, d]));
+    const result = [{ product_id: short.product_id, requested: short.qty, available: outcome.available, unknown: outcome.unknown }];
+    for (const line of others) {
+      const d = byProduct.get(line.product_id);
+      if (d && holdOf(d, doc._id)) continue;
+      if (!d || d.available < line.qty) result.push({ product_id: line.product_id, requested: line.qty, available: d?.available ?? 0, unknown: !d });
+    }
+    return result;
+  }
+
+  /** An order whose command breaks a business rule: answered once with a code, nothing held. */
+  async rejectInvalid(orderId: string, zone: unknown, problem: Problem): Promise<void> {
+    const id = orderId.toLowerCase();
+    const rejection = { code: problem.code, message: problem.message, shortages: [] };
+    const rejected = this.events.build('StockRejected', { order_id: id, ...rejection });
+    const inserted = await this.reservations.insertClosed({ ...closed(id, 'rejected'), zone: typeof zone === 'string' ? zone.slice(0, 8) : '', rejection }, rejected);
+    if (inserted) this.outbox.nudge();
+    this.logger.info({ order_id: id, code: problem.code, duplicate: !inserted }, 'reservation rejected: invalid command');
+  }
+
+  get(orderId: string): Promise<ReservationDoc | null> {
+    return this.reservations.get(orderId.toLowerCase());
+  }
+}
+
+function closed(id: string, status: 'released' | 'rejected'): ReservationDoc {
+  const now = new Date();
+  return { _id: id, zone: '', lines: [], status, expires_at: now, created_at: now, updated_at: now };
+}

@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import { ReservationsRepository } from '../reservations/reservations.repository';
+import { ReservationsService } from '../reservations/reservations.service';
+import { isClosedWithoutSale, undoKindOf } from '../reservations/reservation';
+import { StockRepository } from '../stock/stock.repository';
+
+export interface SweepReport {
+  expired: number;
+  settled: number;
+  resumed: number;
+  orphans: number;
+}
+
+/**
+ * Expiry and crash recovery, modelled on seed 004's expire_carts + two-pass cleanup_inventory:
+ *  1. reserved orders past expires_at → expired (one conditional update wins per order, carrying
+ *     StockReleased{expired}), then their holds go back to available;
+ *  2. orders whose pending work (undo/commit) a crash left unfinished → finished;
+ *  3. orders stuck in `reserving` (their processor died) → resumed;
+ *  4. holds past their expiry on stock documents: first pass looks up each hold's order and skips
+ *     those still live, second pass returns holds of closed or unknown orders and completes holds of
+ *     committed ones.
+ * Every step is idempotent and conditional, so several instances may sweep at once and a crash at
+ * any point is repaired by the next sweep.
+ */
+export class Sweeper {
+  constructor(
+    private readonly reservations: ReservationsRepository,
+    private readonly stock: StockRepository,
+    private readonly service: ReservationsService,
+    private readonly staleAfterMs: number,
+    private readonly logger: Logger,
+    private readonly batch = 200,
+  ) {}
+
+  async sweepOnce(now = new Date()): Promise<SweepReport> {
+    const report: SweepReport = { expired: 0, settled: 0, resumed: 0, orphans: 0 };
+    const stale = new Date(now.getTime() - this.staleAfterMs);
+    for (const doc of await this.reservations.expiredReserved(now, this.batch)) {
+      await this.service.expire(doc._id, now);
+      report.expired++;
+    }
+    for (const doc of await this.reservations.stalePending(stale, this.batch)) {
+      await this.service.settle(doc._id);
+      report.settled++;
+    }
+    for (const doc of await this.reservations.staleReserving(stale, this.batch)) {
+      await this.service.complete(doc);
+      report.resumed++;
+    }
+    report.orphans = await this.orphanHolds(stale);
+    if (report.expired + report.settled + report.resumed + report.orphans > 0) this.logger.info({ ...report }, 'sweep');
+    return report;
+  }
+
+  private async orphanHolds(before: Date): Promise<number> {
+    let returned = 0;
+    for (const doc of await this.stock.withExpiredHolds(before, this.batch)) {
+      const holds = doc.reservations.filter((h) => h.expires_at < before);
+      // First pass: which orders are still live.
+      const orders = new Map((await this.reservations.findMany(holds.map((h) => h.order_id))).map((o) => [o._id, o]));
+      // Second pass: everything else goes back (or is completed as a sale).
+      for (const hold of holds) {
+        const order = orders.get(hold.order_id);
+        const line = { product_id: doc.product_id, qty: hold.qty };
+        if (order?.status === 'committed') {
+          if (await this.stock.commitHold(doc.zone, line, hold.order_id)) returned++;
+        } else if (!order || isClosedWithoutSale(order.status)) {
+          if (await this.stock.releaseHold(doc.zone, line, hold.order_id, order ? undoKindOf(order.status) : 'release')) returned++;
+        }
+      }
+    }
+    return returned;
+  }
+}
