@@ -7,6 +7,6 @@
 export default async function globalSetup(): Promise<void> {
   if (process.env['KAFKA_BROKERS'] && process.env['MONGO_URL'] && process.env['CASSANDRA_CONTACT_POINTS']) return;
   // Loaded lazily so unit-only runs never touch the infra tooling.
-  const { ensureInfra } = await import('../../../tools/infra/src/index');
+  const { ensureInfra } = await import('./index');
   await ensureInfra();
 }

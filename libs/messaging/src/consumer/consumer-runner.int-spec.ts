@@ -1,4 +1,4 @@
-import { Consumer, Kafka, logLevel } from 'kafkajs';
+import { Consumer, Kafka } from 'kafkajs';
 import pino from 'pino';
 import { createMessage, EnvelopeOf, TopicName } from '@mw/contracts';
 import { AppError } from '@mw/platform';

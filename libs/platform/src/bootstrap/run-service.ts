@@ -100,6 +100,7 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
 export function exitOnStartupError(service: string, error: unknown): never {
   const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
   process.stderr.write(`[${service}] cannot start: ${message}\n`);
+  // eslint-disable-next-line no-restricted-syntax -- read before (and without) a valid config
   if (process.env['DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   process.exit(1);
 }
