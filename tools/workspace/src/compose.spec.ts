@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { topicNames } from '@mw/contracts';
+
+/**
+ * docker-compose.yml cannot run on a machine without a Docker engine, so its structure is
+ * checked here: every app is built from its own Dockerfile, starts only after its dependencies
+ * are healthy or initialised, has a readiness healthcheck and the settings its config requires.
+ */
+const root = join(__dirname, '../../..');
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  environment?: Record<string, string | number>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  command?: string[] | string;
+}
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+const apps = ['catalog', 'catalog-projector', 'inventory', 'carts', 'orders'];
+
+describe('docker-compose.yml', () => {
+  it('runs MongoDB as a replica set, Kafka in KRaft mode and Cassandra 5', () => {
+    expect(services['mongodb']?.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+    expect(JSON.stringify(services['mongodb']?.healthcheck)).toContain('rs.initiate');
+    expect(services['kafka']?.environment?.['KAFKA_PROCESS_ROLES']).toBe('broker,controller');
+    expect(services['cassandra']?.image).toMatch(/^cassandra:5\.0/);
+  });
+
+  it('creates every contract topic and its DLQ before the services start', () => {
+    const script = String(services['kafka-init']?.command);
+    for (const topic of topicNames) expect(script).toContain(topic);
+    expect(script).toContain('.dlq');
+  });
+
+  it.each(apps)('%s is built from its own existing Dockerfile with a readiness healthcheck', (name) => {
+    const s = services[name];
+    expect(s?.build?.context).toBe('.');
+    expect(existsSync(join(root, s!.build!.dockerfile))).toBe(true);
+    expect(JSON.stringify(s?.healthcheck?.test)).toContain('/health/ready');
+    expect(s?.environment?.['KAFKA_BROKERS']).toBe('kafka:9092');
+  });
+
+  it('every depends_on names a service and waits for health or completed initialisation', () => {
+    for (const [name, s] of Object.entries(services)) {
+      for (const [dep, cond] of Object.entries(s.depends_on ?? {})) {
+        expect({ name, dep, known: dep in services }).toEqual({ name, dep, known: true });
+        expect(['service_healthy', 'service_completed_successfully']).toContain(cond.condition);
+        if (cond.condition === 'service_healthy') expect({ dep, healthcheck: Boolean(services[dep]?.healthcheck) }).toEqual({ dep, healthcheck: true });
+      }
+    }
+  });
+
+  it('gives each service the connection settings its config requires', () => {
+    const needs: Record<string, string[]> = {
+      catalog: ['MONGO_URL', 'CASSANDRA_CONTACT_POINTS'],
+      'catalog-projector': ['MONGO_URL', 'CASSANDRA_CONTACT_POINTS'],
+      inventory: ['MONGO_URL'],
+      carts: ['CASSANDRA_CONTACT_POINTS'],
+      orders: ['MONGO_URL'],
+    };
+    for (const [name, vars] of Object.entries(needs)) for (const v of vars) expect(`${name}:${v}:${v in (services[name]?.environment ?? {})}`).toBe(`${name}:${v}:true`);
+  });
+
+  it.each(['catalog', 'inventory', 'carts', 'orders'])('the %s Dockerfile is multi-stage on Node 24 with production dependencies only', (app) => {
+    const text = readFileSync(join(root, `apps/${app}/Dockerfile`), 'utf8');
+    expect(text.match(/^FROM node:24/gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(text).toContain('npm ci --omit=dev');
+    expect(text).toMatch(/nx build \S+/);
+  });
+});
