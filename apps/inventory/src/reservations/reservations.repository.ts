@@ -71,6 +71,15 @@ export class ReservationsRepository {
     return res.modifiedCount === 1;
   }
 
+  /** Answers a ReleaseStock of a rejected order (nothing was held), once. */
+  async markReleaseAnswered(orderId: string, message: OutgoingMessage): Promise<boolean> {
+    const res = await this.coll.updateOne(
+      { _id: orderId, status: 'rejected', release_answered: { $exists: false } },
+      { $set: { release_answered: true, updated_at: new Date() }, ...outboxPush([message]) } as UpdateFilter<ReservationDoc>,
+    );
+    return res.modifiedCount === 1;
+  }
+
   async clearPending(orderId: string, pending: PendingWork): Promise<void> {
     await this.coll.updateOne({ _id: orderId, pending }, { $unset: { pending: '' }, $set: { updated_at: new Date() } });
   }

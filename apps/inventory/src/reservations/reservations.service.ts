@@ -77,6 +77,8 @@ export class ReservationsService {
       if (attempt < 2) return this.release(id, attempt + 1); // a reservation was created meanwhile
       return;
     }
+    if (doc.status === 'rejected' && (await this.reservations.markReleaseAnswered(id, released))) return this.outbox.nudge();
+    if (doc.status === 'committed') this.logger.warn({ order_id: id }, 'ReleaseStock after CommitStock ignored: the sale is final');
     if (doc.pending) await this.settle(id); // finish work a crash left behind; otherwise a duplicate
   }
 

@@ -1,0 +1,38 @@
+import { checkInvariant, replay } from './ledger';
+
+const id = { product_id: 'p', zone: 'MSK' };
+
+describe('ledger invariant', () => {
+  it('replays restock, reserve, release, expire, commit and adjust into the counters', () => {
+    const counters = replay([
+      { kind: 'restock', qty: 50 },
+      { kind: 'reserve', qty: 5 },
+      { kind: 'reserve', qty: 3 },
+      { kind: 'release', qty: 3 },
+      { kind: 'reserve', qty: 2 },
+      { kind: 'expire', qty: 2 },
+      { kind: 'commit', qty: 5 },
+      { kind: 'adjust', qty: -4 },
+    ]);
+    expect(counters).toEqual({ available: 41, reserved: 0, committed: 5, received: 50, adjusted: -4 });
+    expect(checkInvariant(id, counters, 0, counters).ok).toBe(true);
+  });
+
+  it('flags counters that drifted from the ledger', () => {
+    const fromLedger = replay([{ kind: 'restock', qty: 10 }]);
+    const report = checkInvariant(id, { ...fromLedger, available: 9, reserved: 1 }, 1, fromLedger);
+    expect(report.ok).toBe(false);
+    expect(report.problems.join('; ')).toMatch(/available = 9 but the ledger says 10/);
+  });
+
+  it('flags negative available and a reserved counter that does not match the open holds', () => {
+    const counters = { available: -1, reserved: 3, committed: 0, received: 2, adjusted: 0 };
+    const report = checkInvariant(id, counters, 2, counters);
+    expect(report.problems).toEqual(expect.arrayContaining([expect.stringMatching(/available is negative/), expect.stringMatching(/open holds sum to 2/)]));
+  });
+
+  it('flags a broken conservation law even when the ledger agrees', () => {
+    const counters = { available: 5, reserved: 0, committed: 0, received: 4, adjusted: 0 };
+    expect(checkInvariant(id, counters, 0, counters).problems[0]).toMatch(/received − adjustments = 4/);
+  });
+});

@@ -1,0 +1,125 @@
+import { INestApplication } from '@nestjs/common';
+import { Admin, Consumer, Kafka, logLevel } from 'kafkajs';
+import { MongoClient } from 'mongodb';
+import { createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
+import { KafkaPublisher } from '@mw/messaging';
+import { createLogger } from '@mw/platform';
+import { testEnv, uniqueName, waitFor } from '@mw/testing';
+import { InventoryConfig, loadInventoryConfig } from '../config';
+import { startInventory } from '../service';
+
+export interface EventSeen {
+  readonly type: string;
+  readonly key: string;
+  readonly id: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/**
+ * Real inventory instances (Nest app, Kafka consumer, background loops) on private topics, a
+ * private consumer group and a private database, plus a publisher and a recorder of every event.
+ */
+export class InventoryHarness {
+  readonly apps: INestApplication[] = [];
+  readonly urls: string[] = [];
+  readonly events: EventSeen[] = [];
+  readonly config: Readonly<InventoryConfig>;
+  readonly kafka: Kafka;
+  readonly mongo: MongoClient;
+  private readonly publisher: KafkaPublisher;
+  private readonly admin: Admin;
+  private recorder: Consumer | undefined;
+
+  constructor(overrides: Record<string, string> = {}) {
+    const env = testEnv();
+    this.config = loadInventoryConfig({
+      ...process.env,
+      KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      MONGO_URL: env.mongoUrl,
+      MONGO_DB: uniqueName('inventory'),
+      KAFKA_GROUP_ID: uniqueName('inventory'),
+      INVENTORY_COMMANDS_TOPIC: uniqueName('test.inventory.commands'),
+      INVENTORY_EVENTS_TOPIC: uniqueName('test.inventory.events'),
+      KAFKA_TOPIC_PARTITIONS: '4',
+      LOG_LEVEL: 'warn',
+      INVENTORY_SWEEP_INTERVAL_MS: '300',
+      INVENTORY_STALE_AFTER_MS: '3000',
+      OUTBOX_POLL_MS: '100',
+      INVENTORY_PUMP_INTERVAL_MS: '100',
+      ...overrides,
+    });
+    this.kafka = new Kafka({ clientId: 'inventory-test', brokers: [...this.config.KAFKA_BROKERS], logLevel: logLevel.NOTHING });
+    this.publisher = new KafkaPublisher(this.kafka);
+    this.admin = this.kafka.admin();
+    this.mongo = new MongoClient(this.config.MONGO_URL);
+  }
+
+  get db() {
+    return this.mongo.db(this.config.MONGO_DB);
+  }
+
+  async start(instances: number): Promise<void> {
+    await this.mongo.connect();
+    await this.admin.connect();
+    for (let i = 0; i < instances; i++) {
+      const app = await startInventory(this.config, createLogger(`inventory-${i}`, this.config.LOG_LEVEL), 0);
+      const { port } = app.getHttpServer().address() as { port: number };
+      this.apps.push(app);
+      this.urls.push(`http://127.0.0.1:${port}`);
+    }
+    await this.startRecorder();
+    await waitFor(async () => {
+      const { groups } = await this.admin.describeGroups([this.config.KAFKA_GROUP_ID]);
+      const g = groups[0];
+      return g?.state === 'Stable' && g.members.length === instances && g.members.every((m) => m.memberAssignment.length > 0);
+    }, 90_000, `${instances} consumer(s) assigned in group ${this.config.KAFKA_GROUP_ID}`);
+  }
+
+  private async startRecorder(): Promise<void> {
+    this.recorder = this.kafka.consumer({ groupId: uniqueName('recorder'), allowAutoTopicCreation: false });
+    await this.recorder.connect();
+    await this.recorder.subscribe({ topics: [this.config.INVENTORY_EVENTS_TOPIC], fromBeginning: true });
+    await this.recorder.run({
+      eachMessage: async ({ message }) => {
+        const e = JSON.parse(message.value?.toString() ?? 'null') as { id: string; type: string; payload: Record<string, unknown> };
+        this.events.push({ type: e.type, key: message.key?.toString() ?? '', id: e.id, payload: e.payload });
+      },
+    });
+  }
+
+  /** Publishes commands on the private topic, in order per key. */
+  async send(commands: { type: MessageTypeOf<'inventory.commands.v1'>; payload: PayloadOf<'inventory.commands.v1', MessageTypeOf<'inventory.commands.v1'>> }[]): Promise<void> {
+    const trace = { correlation_id: 'inventory-test', causation_id: null };
+    const messages = commands.map((c) => ({ ...createMessage('inventory.commands.v1', c.type, c.payload as never, trace), topic: this.config.INVENTORY_COMMANDS_TOPIC }));
+    for (let i = 0; i < messages.length; i += 200) await this.publisher.publishAll(messages.slice(i, i + 200) as never);
+  }
+
+  /** Raw bytes on the commands topic (for contract-breaking messages). */
+  async sendRaw(key: string, value: string): Promise<void> {
+    await this.publisher.sendRaw(this.config.INVENTORY_COMMANDS_TOPIC, { key, value, headers: {} });
+  }
+
+  eventsFor(orderId: string, type?: string): EventSeen[] {
+    return this.events.filter((e) => e.payload['order_id'] === orderId && (!type || e.type === type));
+  }
+
+  async http(method: string, path: string, body?: unknown, instance = 0): Promise<{ status: number; body: Record<string, unknown> & { [k: string]: unknown } }> {
+    const res = await fetch(`${this.urls[instance]}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  async stop(): Promise<void> {
+    await this.recorder?.disconnect();
+    for (const app of this.apps) await app.close();
+    await this.publisher.disconnect();
+    await this.admin.disconnect();
+    await this.mongo.db(this.config.MONGO_DB).dropDatabase().catch(() => undefined);
+    await this.mongo.close();
+  }
+}
+
+export const oid = (prefix: number, n: number): string => `${prefix.toString(16).padStart(8, '0')}${n.toString(16).padStart(16, '0')}`;
