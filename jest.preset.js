@@ -22,4 +22,5 @@ module.exports = {
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/../../' }),
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/src/**/*.int-spec.ts', '<rootDir>/test/**/*.spec.ts'],
   coverageReporters: ['text-summary', 'lcov'],
+  reporters: ['default', require.resolve('./tools/stack/src/jest-summary-reporter.js')],
 };

@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The processes `npm start` runs from their built bundles, with the settings each needs. */
+export interface StackService {
+  readonly name: string;
+  /** Bundle produced by `nx build`, relative to the repository root. */
+  readonly bundle: string;
+  readonly port: number;
+  readonly needs: readonly ('mongo' | 'cassandra')[];
+  /** Nx build target that produces the bundle. */
+  readonly build: string;
+}
+
+export const STACK_SERVICES: readonly StackService[] = [
+  { name: 'catalog', bundle: 'dist/apps/catalog/main.js', port: 3001, needs: ['mongo', 'cassandra'], build: 'catalog:build' },
+  { name: 'catalog-projector', bundle: 'dist/apps/catalog-projector/main.js', port: 3011, needs: ['mongo', 'cassandra'], build: 'catalog:build-projector' },
+  { name: 'inventory', bundle: 'dist/apps/inventory/main.js', port: 3002, needs: ['mongo'], build: 'inventory:build' },
+  { name: 'carts', bundle: 'dist/apps/carts/main.js', port: 3003, needs: ['cassandra'], build: 'carts:build' },
+  { name: 'orders', bundle: 'dist/apps/orders/main.js', port: 3004, needs: ['mongo'], build: 'orders:build' },
+];
+
+/** Environment of one service from the infra connection variables. */
+export function serviceEnv(s: StackService, infra: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = { HTTP_PORT: String(s.port), KAFKA_BROKERS: infra['KAFKA_BROKERS'] ?? '', NODE_ENV: 'development' };
+  if (s.needs.includes('mongo')) env['MONGO_URL'] = infra['MONGO_URL'] ?? '';
+  if (s.needs.includes('cassandra')) {
+    env['CASSANDRA_CONTACT_POINTS'] = infra['CASSANDRA_CONTACT_POINTS'] ?? '';
+    env['CASSANDRA_LOCAL_DATACENTER'] = infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1';
+  }
+  return env;
+}
+
+export function bundlePath(root: string, s: StackService): string {
+  const p = join(root, s.bundle);
+  if (!existsSync(p)) throw new Error(`${s.name}: bundle ${s.bundle} missing after the build (nx run ${s.build})`);
+  return p;
+}

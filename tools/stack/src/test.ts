@@ -1,0 +1,62 @@
+/**
+ * `npm test`: every test of the workspace against real servers.
+ *  1. starts the infrastructure if it is not up (local processes, containers or external);
+ *  2. runs typecheck (including the contracts' type-level tests) and every project's Jest suite
+ *     (unit + integration) through Nx, one project at a time on this small machine;
+ *  3. prints one closing line with the totals.
+ * Extra arguments go to Nx, e.g. `npm test -- --projects=inventory`; `npm test -- --affected`
+ * runs only what changed (GitHub CI).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureInfra } from '../../infra/src/index';
+import { loadConfig } from '../../infra/src/config';
+
+interface ProjectResult {
+  project: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  suitesFailed: number;
+}
+
+async function main(): Promise<number> {
+  const cfg = loadConfig();
+  console.log(`[test] infrastructure (INFRA=${cfg.mode})`);
+  const env = await ensureInfra();
+  for (const [k, v] of Object.entries(env)) console.log(`[test] ${k}=${v}`);
+
+  const resultsDir = join(cfg.root, 'dist', 'test-results');
+  rmSync(resultsDir, { recursive: true, force: true });
+  const args = process.argv.slice(2);
+  const affected = args.includes('--affected');
+  const nx = spawnSync(
+    join(cfg.root, 'node_modules/.bin/nx'),
+    [affected ? 'affected' : 'run-many', '-t', 'typecheck', 'test', '--parallel=1', '--outputStyle=stream', ...args.filter((a) => a !== '--affected')],
+    { cwd: cfg.root, stdio: 'inherit', env: { ...process.env, ...env, NX_DAEMON: 'false', FORCE_COLOR: '0' } },
+  );
+
+  const results: ProjectResult[] = existsSync(resultsDir)
+    ? readdirSync(resultsDir).map((f) => JSON.parse(readFileSync(join(resultsDir, f), 'utf8')) as ProjectResult)
+    : [];
+  const sum = (k: keyof Omit<ProjectResult, 'project'>): number => results.reduce((n, r) => n + r[k], 0);
+  for (const r of results.sort((a, b) => a.project.localeCompare(b.project))) {
+    console.log(`[test] ${r.project.padEnd(12)} ${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ''}`);
+  }
+  const failed = sum('failed') + sum('suitesFailed');
+  console.log(`\ntests: ${sum('passed')} passed, ${sum('failed')} failed${sum('skipped') ? `, ${sum('skipped')} skipped` : ''}`);
+  if (sum('skipped') > 0) {
+    console.error('[test] skipped tests are failures in this project');
+    return 1;
+  }
+  return nx.status === 0 && failed === 0 && results.length > 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`[test] failed: ${(e as Error).message}`);
+    process.exit(1);
+  },
+);
