@@ -1,0 +1,153 @@
+import { Kafka } from 'kafkajs';
+import { collectFrom, header, waitFor } from '@mw/testing';
+import { InventoryHarness, oid } from './test/harness';
+
+/** The service end to end: HTTP API and the command protocol through real Kafka and MongoDB. */
+describe('inventory service', () => {
+  const h = new InventoryHarness();
+  const p1 = oid(0xd1, 1);
+  const p2 = oid(0xd1, 2);
+
+  beforeAll(async () => {
+    await h.start(1);
+    expect((await h.http('POST', `/stock/${p1}/MSK/restock`, { qty: 10, reason: 'delivery' })).status).toBe(201);
+    expect((await h.http('POST', `/stock/${p2}/MSK/restock`, { qty: 3, reason: 'delivery' })).status).toBe(201);
+  }, 180_000);
+  afterAll(() => h.stop());
+
+  const answer = (orderId: string, type: string) => waitFor(async () => h.eventsFor(orderId, type)[0], 30_000, `${type} for ${orderId}`);
+
+  describe('HTTP', () => {
+    it('reads stock of a product in every configured zone, zero where none', async () => {
+      const res = await h.http('GET', `/stock/${p1}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([
+        expect.objectContaining({ zone: 'MSK', available: 10, reserved: 0 }),
+        expect.objectContaining({ zone: 'SPB', available: 0, version: 0 }),
+        expect.objectContaining({ zone: 'EKB', available: 0 }),
+      ]);
+    });
+
+    it('sets a counted level as an adjustment and lists low stock per zone', async () => {
+      const p = oid(0xd1, 3);
+      await h.http('POST', `/stock/${p}/SPB/restock`, { qty: 9, reason: 'delivery' });
+      const set = await h.http('PUT', `/stock/${p}/SPB`, { available: 2, reason: 'stock-take: 7 damaged' });
+      expect(set.body).toMatchObject({ available: 2 });
+      const low = await h.http('GET', '/low-stock?zone=SPB&threshold=5');
+      expect((low.body['items'] as { product_id: string }[]).map((i) => i.product_id)).toContain(p);
+      const ledger = await h.http('GET', `/ledger/${p}/SPB`);
+      await waitFor(async () => ((await h.http('GET', `/ledger/${p}/SPB`)).body as unknown as unknown[]).length === 2, 10_000, 'ledger flushed');
+      expect(ledger.status).toBe(200);
+      expect((await h.http('GET', `/ledger/check?product_id=${p}`)).body).toMatchObject({ ok: true, checked: 1 });
+    });
+
+    it.each([
+      ['operator injection in the body', 'POST', `/stock/${oid(1, 1)}/MSK/restock`, { qty: { $gt: 0 }, reason: 'x' }, 'body.qty'],
+      ['an unknown field', 'POST', `/stock/${oid(1, 1)}/MSK/restock`, { qty: 1, reason: 'x', $where: '1' }, 'body'],
+      ['operator injection in the query', 'GET', '/low-stock?zone=MSK&threshold[$gt]=1', undefined, 'threshold[$gt]'],
+      ['a malformed product id', 'GET', '/stock/not-an-id', undefined, 'params.productId'],
+      ['a negative level', 'PUT', `/stock/${oid(1, 1)}/MSK`, { available: -1, reason: 'x' }, 'body.available'],
+      ['a fractional restock', 'POST', `/stock/${oid(1, 1)}/MSK/restock`, { qty: 1.5, reason: 'x' }, 'body.qty'],
+    ])('answers 400 with a JSON body naming the field for %s', async (_n, method, path, body, field) => {
+      const res = await h.http(method, path, body);
+      expect(res.status).toBe(400);
+      // The field is named by its path, or (an unknown key such as `threshold[$gt]`) in the message.
+      expect(JSON.stringify(res.body['errors'])).toContain(field);
+    });
+
+    it('rejects an unknown zone with its code', async () => {
+      const res = await h.http('POST', `/stock/${p1}/NSK/restock`, { qty: 1, reason: 'x' });
+      expect(res).toMatchObject({ status: 400, body: { code: 'INVENTORY.UNKNOWN_ZONE' } });
+    });
+
+    it('documents the API in OpenAPI', async () => {
+      const res = await fetch(`${h.urls[0]}/docs/openapi.json`);
+      const doc = (await res.json()) as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/stock/{productId}/{zone}/restock', '/stock/{productId}', '/low-stock', '/ledger/check']));
+    });
+  });
+
+  describe('commands', () => {
+    it('reserves all lines or none, undoing the lines already held on a short line', async () => {
+      const order = oid(0xe1, 1);
+      await h.send([{ type: 'ReserveStock', payload: { order_id: order, zone: 'MSK', lines: [{ product_id: p1, qty: 4 }, { product_id: p2, qty: 5 }], hold_seconds: 600 } }]);
+      const rejected = await answer(order, 'StockRejected');
+      expect(rejected.payload).toMatchObject({ code: 'INVENTORY.INSUFFICIENT_STOCK', shortages: [{ product_id: p2, requested: 5, available: 3 }] });
+      const levels = await h.http('GET', `/stock/${p1}`);
+      expect((levels.body as unknown as { available: number }[])[0]?.available).toBe(10);
+    });
+
+    it('reserves, ignores a duplicate, commits once, and answers a second commit with nothing new', async () => {
+      const order = oid(0xe1, 2);
+      const reserve = { type: 'ReserveStock' as const, payload: { order_id: order, zone: 'MSK', lines: [{ product_id: p1, qty: 2 }, { product_id: p2, qty: 1 }], hold_seconds: 600 } };
+      await h.send([reserve, reserve, { type: 'CommitStock', payload: { order_id: order } }, { type: 'CommitStock', payload: { order_id: order } }]);
+      const reserved = await answer(order, 'StockReserved');
+      expect(reserved.key).toBe(order);
+      await answer(order, 'StockCommitted');
+      await h.send([{ type: 'ReleaseStock', payload: { order_id: order } }]);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(h.eventsFor(order).map((e) => e.type).sort()).toEqual(['StockCommitted', 'StockReserved']);
+      const res = await h.http('GET', `/reservations/${order}`);
+      expect(res.body).toMatchObject({ status: 'committed', lines: [{ product_id: p1, qty: 2 }, { product_id: p2, qty: 1 }] });
+      expect(((await h.http('GET', `/stock/${p1}`)).body as unknown as { committed: number }[])[0]?.committed).toBe(2);
+    });
+
+    it('release is idempotent; commit after release is an error event with a code', async () => {
+      const order = oid(0xe1, 3);
+      await h.send([
+        { type: 'ReserveStock', payload: { order_id: order, zone: 'MSK', lines: [{ product_id: p1, qty: 1 }], hold_seconds: 600 } },
+        { type: 'ReleaseStock', payload: { order_id: order } },
+        { type: 'ReleaseStock', payload: { order_id: order } },
+        { type: 'CommitStock', payload: { order_id: order } },
+        { type: 'CommitStock', payload: { order_id: order } },
+      ]);
+      const failed = await answer(order, 'StockCommitFailed');
+      expect(failed.payload['code']).toBe('INVENTORY.RESERVATION_RELEASED');
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(h.eventsFor(order).map((e) => e.type)).toEqual(['StockReserved', 'StockReleased', 'StockCommitFailed']);
+      expect(h.eventsFor(order, 'StockReleased')[0]?.payload['reason']).toBe('compensation');
+    });
+
+    it('release of an unknown order succeeds as a no-op, commit of one fails with RESERVATION_NOT_FOUND', async () => {
+      await h.send([{ type: 'ReleaseStock', payload: { order_id: oid(0xe1, 4) } }, { type: 'CommitStock', payload: { order_id: oid(0xe1, 5) } }]);
+      expect((await answer(oid(0xe1, 4), 'StockReleased')).payload['reason']).toBe('compensation');
+      expect((await answer(oid(0xe1, 5), 'StockCommitFailed')).payload['code']).toBe('INVENTORY.RESERVATION_NOT_FOUND');
+    });
+
+    it.each([
+      ['an unknown zone', { zone: 'NSK', lines: [{ product_id: oid(0xd1, 1), qty: 1 }] }, 'INVENTORY.UNKNOWN_ZONE'],
+      ['an unknown product', { zone: 'MSK', lines: [{ product_id: oid(0xdd, 1), qty: 1 }] }, 'INVENTORY.UNKNOWN_PRODUCT'],
+      ['qty above the configured limit', { zone: 'MSK', lines: [{ product_id: oid(0xd1, 1), qty: 5000 }] }, 'INVENTORY.QTY_LIMIT_EXCEEDED'],
+      ['a negative qty', { zone: 'MSK', lines: [{ product_id: oid(0xd1, 1), qty: -1 }] }, 'INVENTORY.INVALID_COMMAND'],
+      ['a zero qty', { zone: 'MSK', lines: [{ product_id: oid(0xd1, 1), qty: 0 }] }, 'INVENTORY.INVALID_COMMAND'],
+      ['a fractional qty', { zone: 'MSK', lines: [{ product_id: oid(0xd1, 1), qty: 0.5 }] }, 'INVENTORY.INVALID_COMMAND'],
+      ['a malformed product id', { zone: 'MSK', lines: [{ product_id: 'xyz', qty: 1 }] }, 'INVENTORY.INVALID_COMMAND'],
+      ['too many lines', { zone: 'MSK', lines: Array.from({ length: 101 }, (_, i) => ({ product_id: oid(0xd9, i), qty: 1 })) }, 'INVENTORY.TOO_MANY_LINES'],
+    ])('answers a ReserveStock with %s by StockRejected with a code, changing nothing', async (_n, payload, code) => {
+      const order = oid(0xe2, Math.floor(Math.random() * 1e9));
+      const envelope = {
+        id: crypto.randomUUID(), type: 'ReserveStock', version: 1, occurred_at: new Date().toISOString(), correlation_id: 'c', causation_id: null,
+        payload: { order_id: order, hold_seconds: 60, ...payload },
+      };
+      await h.sendRaw(order, JSON.stringify(envelope));
+      expect((await answer(order, 'StockRejected')).payload['code']).toBe(code);
+      const levels = (await h.http('GET', `/stock/${p1}`)).body as unknown as { available: number; reserved: number }[];
+      expect(levels[0]?.reserved).toBe(0);
+    });
+
+    it('dead-letters what it cannot read', async () => {
+      await h.sendRaw('garbage-key', '{not json');
+      const kafka = new Kafka({ clientId: 'dlq-probe', brokers: [...h.config.KAFKA_BROKERS] });
+      const dlq = await collectFrom(kafka, [`${h.config.INVENTORY_COMMANDS_TOPIC}.dlq`], (all) => all.some((m) => m.message.key?.toString() === 'garbage-key'));
+      const msg = dlq.find((m) => m.message.key?.toString() === 'garbage-key')!;
+      expect(header(msg.message, 'x-dlq-error-code')).toBe('COMMON.UNPARSEABLE_MESSAGE');
+    });
+
+    it('publishes StockLevelChanged with the level and version for read models', async () => {
+      const level = await waitFor(async () => h.events.filter((e) => e.type === 'StockLevelChanged' && e.payload['product_id'] === p1).at(-1), 30_000, 'a level event');
+      expect(level.key).toBe(p1);
+      const doc = ((await h.http('GET', `/stock/${p1}`)).body as unknown as { available: number; version: number }[])[0]!;
+      await waitFor(async () => h.events.some((e) => e.type === 'StockLevelChanged' && e.payload['product_id'] === p1 && e.payload['version'] === doc.version && e.payload['available'] === doc.available), 30_000, 'the current level published');
+    });
+  });
+});
