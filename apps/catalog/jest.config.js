@@ -2,6 +2,6 @@ module.exports = {
   displayName: 'catalog',
   preset: '../../jest.preset.js',
   rootDir: __dirname,
-  globalSetup: '<rootDir>/../../libs/testing/src/jest-global-setup.ts',
+  globalSetup: '<rootDir>/../../tools/infra/src/jest-global-setup.ts',
   testTimeout: 120_000,
 };

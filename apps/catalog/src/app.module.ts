@@ -4,10 +4,27 @@ import { topics } from '@mw/contracts';
 import { MessagingModule } from '@mw/messaging';
 import { CassandraModule, MongoModule } from '@mw/persistence';
 import { PlatformModule } from '@mw/platform';
+import { CategoriesController } from './categories/categories.controller';
+import { CategoriesRepository } from './categories/categories.repository';
+import { CategoriesService } from './categories/categories.service';
 import { CatalogConfig } from './config';
+import { ListingController } from './listing/listing.controller';
+import { ListingRepository } from './listing/listing.repository';
+import { ListingService } from './listing/listing.service';
+import { CatalogOutbox } from './outbox/catalog-outbox';
+import { ProductsController } from './products/products.controller';
+import { ProductsReparenter } from './products/products-reparenter';
+import { ProductsRepository } from './products/products.repository';
+import { ProductsService } from './products/products.service';
+import { SearchController } from './search/search.controller';
+import { SearchRepository } from './search/search.repository';
+import { SearchService } from './search/search.service';
+import { cassandraOptions } from './shared/cassandra-options';
+import { CATALOG_CONFIG } from './shared/tokens';
 
-export const CATALOG_CONFIG = Symbol('CATALOG_CONFIG');
+export { CATALOG_CONFIG };
 
+/** The catalog API: write model in MongoDB (+ outbox relay), search, and the Cassandra read side. */
 @Module({})
 export class AppModule {
   static register(config: Readonly<CatalogConfig>, logger: Logger): DynamicModule {
@@ -15,14 +32,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         PlatformModule.forRoot(logger),
-        MongoModule.forRoot({ url: config.MONGO_URL, dbName: config.MONGO_DB, appName: 'catalog', readPreference: config.CATALOG_READ_PREFERENCE }),
-        CassandraModule.forRoot({
-          contactPoints: config.CASSANDRA_CONTACT_POINTS,
-          localDataCenter: config.CASSANDRA_LOCAL_DATACENTER,
-          keyspace: config.CASSANDRA_KEYSPACE,
-          replication: { class: 'SimpleStrategy', replication_factor: config.CASSANDRA_REPLICATION_FACTOR },
-          schema: [],
-        }),
+        MongoModule.forRoot({ url: config.MONGO_URL, dbName: config.MONGO_DB, appName: 'catalog', readPreference: 'primary' }),
+        CassandraModule.forRoot(cassandraOptions(config)),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
           clientId: config.KAFKA_CLIENT_ID ?? 'catalog',
@@ -31,7 +42,21 @@ export class AppModule {
           partitions: config.KAFKA_TOPIC_PARTITIONS,
         }),
       ],
-      providers: [{ provide: CATALOG_CONFIG, useValue: config }],
+      // Search before products: GET /products must not be shadowed (it is not, but keep the order explicit).
+      controllers: [CategoriesController, SearchController, ListingController, ProductsController],
+      providers: [
+        { provide: CATALOG_CONFIG, useValue: config },
+        CatalogOutbox,
+        CategoriesRepository,
+        ProductsRepository,
+        ProductsReparenter,
+        CategoriesService,
+        ProductsService,
+        SearchRepository,
+        SearchService,
+        ListingRepository,
+        ListingService,
+      ],
       exports: [CATALOG_CONFIG],
     };
   }

@@ -12,6 +12,16 @@ export const catalogConfigSchema = baseConfigSchema.extend({
   CASSANDRA_KEYSPACE: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/).default('catalog_read'),
   CASSANDRA_REPLICATION_FACTOR: env.int(1, 1, 9),
   KAFKA_GROUP_ID: z.string().min(1).default('catalog'),
+  /** Buckets per category partition of products_by_category (ADR 0032). Changing it needs a rebuild. */
+  CATALOG_LISTING_BUCKETS: env.int(8, 1, 64),
+  /** The API relays its outbox to Kafka (one relay holds the lease at a time). */
+  CATALOG_OUTBOX_RELAY: env.bool(true),
+  /** Projector process (its own consumer group, port for /health and /metrics). */
+  PROJECTOR_HTTP_PORT: env.port(3011),
+  PROJECTOR_GROUP_ID: z.string().min(1).default('catalog-projector'),
+  /** Where a new projector group starts: earliest replays the whole topic (a rebuild from the log). */
+  PROJECTOR_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),
+  PROJECTOR_PARTITIONS_CONCURRENTLY: env.int(3, 1, 64),
 });
 export type CatalogConfig = z.infer<typeof catalogConfigSchema>;
 

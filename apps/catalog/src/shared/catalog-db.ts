@@ -23,7 +23,7 @@ export interface CategoryDoc extends WithOutbox {
   created_at: Date;
   updated_at: Date;
   /** Tombstone: kept until its CategoryDeleted event is relayed; the slug is freed. */
-  deleted_at?: Date;
+  deleted_at?: Date | null;
 }
 
 export interface PricingDoc {
@@ -49,7 +49,7 @@ export interface ProductDoc extends WithOutbox {
   created_at: Date;
   updated_at: Date;
   /** Tombstone: the document stays (it carries the ProductDeleted outbox entry and lets rebuild delete read rows). */
-  deleted_at?: Date;
+  deleted_at?: Date | null;
 }
 
 /** Live documents only (tombstones have deleted_at). Matches a missing field. */

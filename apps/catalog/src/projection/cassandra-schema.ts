@@ -1,0 +1,39 @@
+/**
+ * Keyspace tables (ADR 0033 explains read repair and compaction). Collections are frozen so a
+ * write replaces them as one cell: last-write-wins by USING TIMESTAMP applies to the whole value.
+ */
+export const readModelSchema: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS products_by_id (
+    product_id text PRIMARY KEY,
+    version bigint,
+    name text,
+    category_id text,
+    ancestors frozen<list<text>>,
+    price bigint,
+    currency text,
+    attributes frozen<map<text, text>>,
+    list_price bigint,
+    retail_price bigint,
+    pct_savings int,
+    created_at timestamp,
+    updated_at timestamp
+  ) WITH read_repair = 'BLOCKING'
+    AND compaction = {'class': 'LeveledCompactionStrategy'}
+    AND comment = 'Product card (seed 003): one partition per product'`,
+  `CREATE TABLE IF NOT EXISTS products_by_category (
+    category_id text,
+    bucket int,
+    created_at timestamp,
+    product_id text,
+    name text,
+    price bigint,
+    attributes frozen<map<text, text>>,
+    pct_savings int,
+    product_category_id text,
+    version bigint,
+    PRIMARY KEY ((category_id, bucket), created_at, product_id)
+  ) WITH CLUSTERING ORDER BY (created_at DESC, product_id DESC)
+    AND read_repair = 'BLOCKING'
+    AND compaction = {'class': 'LeveledCompactionStrategy'}
+    AND comment = 'New in category X (seed 003), bucketed against hot partitions (ADR 0032)'`,
+];

@@ -1,0 +1,28 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Projection lag = applied time − event time (envelope occurred_at), on /metrics of the projector. */
+export class ProjectionMetrics {
+  readonly lag: Histogram<'type'>;
+  readonly lastLag: Gauge;
+  readonly applied: Counter<'type'>;
+
+  constructor(registry: Registry) {
+    this.lag = new Histogram({
+      name: 'catalog_projection_lag_seconds',
+      help: 'Event time (occurred_at) to applied in Cassandra',
+      labelNames: ['type'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    });
+    this.lastLag = new Gauge({ name: 'catalog_projection_last_lag_seconds', help: 'Lag of the last applied event', registers: [registry] });
+    this.applied = new Counter({ name: 'catalog_projection_events_total', help: 'Events applied to the read model', labelNames: ['type'], registers: [registry] });
+  }
+
+  observe(type: string, occurredAt: string, now = Date.now()): number {
+    const seconds = Math.max(0, (now - Date.parse(occurredAt)) / 1000);
+    this.lag.observe({ type }, seconds);
+    this.lastLag.set(seconds);
+    this.applied.inc({ type });
+    return seconds;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The Cassandra read side (seed 003): products_by_id and products_by_category with a bucket in
+ * the partition key (ADR 0032). Plain rules: which rows an event writes or deletes, at which
+ * write timestamp, in which bucket. No driver import.
+ */
+export interface CategoryRow {
+  readonly category_id: string;
+  readonly bucket: number;
+  readonly created_at: Date;
+  readonly product_id: string;
+}
+
+export interface ListingRow extends CategoryRow {
+  readonly name: string;
+  readonly price: number;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly pct_savings: number | null;
+  /** The product's own category (the row may be an ancestor's fan-out copy). */
+  readonly product_category_id: string;
+  readonly version: number;
+}
+
+export interface ProductRow {
+  readonly product_id: string;
+  readonly version: number;
+  readonly name: string;
+  readonly category_id: string;
+  readonly ancestors: readonly string[];
+  readonly price: number;
+  readonly currency: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly list_price: number | null;
+  readonly retail_price: number | null;
+  readonly pct_savings: number | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+/**
+ * What one event does to the read side. Every statement carries the same write timestamp,
+ * derived from (created_at, version): a later version always has a bigger timestamp, so
+ * duplicates are no-ops and an older event arriving late is shadowed (last-write-wins by version).
+ */
+export interface ProjectionPlan {
+  readonly timestamp: bigint;
+  readonly upsertProduct: ProductRow | null;
+  readonly deleteProduct: string | null;
+  readonly upsertRows: readonly ListingRow[];
+  readonly deleteRows: readonly CategoryRow[];
+}
+
+/** Microseconds: creation time in ms × 1000 + version. Monotonic in version for one product. */
+export function writeTimestamp(createdAt: Date, version: number): bigint {
+  return BigInt(createdAt.getTime()) * 1000n + BigInt(version);
+}
+
+/** Stable bucket of a product: FNV-1a of its id. Spreads a hot category over `buckets` partitions. */
+export function bucketOf(productId: string, buckets: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < productId.length; i++) {
+    h ^= productId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % buckets;
+}
+
+export interface SnapshotLike {
+  readonly product_id: string;
+  readonly version: number;
+  readonly name: string;
+  readonly category_id: string;
+  readonly ancestors: readonly string[];
+  readonly price: number;
+  readonly currency: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly pricing?: { readonly list: number; readonly retail: number; readonly pct_savings: number } | undefined;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export type ProductEvent =
+  | { readonly type: 'ProductCreated' | 'ProductUpdated' | 'ProductPriceChanged'; readonly payload: SnapshotLike }
+  | { readonly type: 'ProductCategoryChanged'; readonly payload: SnapshotLike & { readonly previous_ancestors: readonly string[] } }
+  | {
+      readonly type: 'ProductDeleted';
+      readonly payload: { readonly product_id: string; readonly version: number; readonly ancestors: readonly string[]; readonly created_at: string };
+    };
+
+/**
+ * Write fan-out (ADR 0032): a product is listed in its category and in every ancestor, so
+ * "new in Электроника" is one bucketed read, not a scatter over the subtree.
+ */
+export function planFor(e: ProductEvent, buckets: number): ProjectionPlan {
+  const createdAt = new Date(e.payload.created_at);
+  const timestamp = writeTimestamp(createdAt, e.payload.version);
+  const rowKey = (category_id: string): CategoryRow => ({
+    category_id,
+    bucket: bucketOf(e.payload.product_id, buckets),
+    created_at: createdAt,
+    product_id: e.payload.product_id,
+  });
+  switch (e.type) {
+    case 'ProductDeleted':
+      return { timestamp, upsertProduct: null, deleteProduct: e.payload.product_id, upsertRows: [], deleteRows: e.payload.ancestors.map(rowKey) };
+    case 'ProductCreated':
+    case 'ProductUpdated':
+    case 'ProductPriceChanged':
+    case 'ProductCategoryChanged': {
+      const s = e.payload;
+      const current = new Set(s.ancestors);
+      const left = e.type === 'ProductCategoryChanged' ? e.payload.previous_ancestors.filter((c) => !current.has(c)) : [];
+      return {
+        timestamp,
+        upsertProduct: productRow(s),
+        deleteProduct: null,
+        upsertRows: s.ancestors.map((c) => ({
+          ...rowKey(c),
+          name: s.name,
+          price: s.price,
+          attributes: s.attributes,
+          pct_savings: s.pricing?.pct_savings ?? null,
+          product_category_id: s.category_id,
+          version: s.version,
+        })),
+        deleteRows: left.map(rowKey),
+      };
+    }
+  }
+}
+
+export function productRow(s: SnapshotLike): ProductRow {
+  return {
+    product_id: s.product_id,
+    version: s.version,
+    name: s.name,
+    category_id: s.category_id,
+    ancestors: s.ancestors,
+    price: s.price,
+    currency: s.currency,
+    attributes: s.attributes,
+    list_price: s.pricing?.list ?? null,
+    retail_price: s.pricing?.retail ?? null,
+    pct_savings: s.pricing?.pct_savings ?? null,
+    created_at: new Date(s.created_at),
+    updated_at: new Date(s.updated_at),
+  };
+}
