@@ -6,7 +6,10 @@ import { CATALOG_CONFIG } from '../shared/tokens';
 import type { CatalogConfig } from '../config';
 import { MongoSearch, Value } from './search-query';
 
-/** Runs search queries; reads may go to secondaries (seed 001 §5: catalog search tolerates lag). */
+/**
+ * Runs search queries with the index the shape was built for as a hint: SecantusDB's planner
+ * picks a collection scan for an equality on a low-selectivity field (ADR 0031).
+ * Reads may go to secondaries (seed 001 §5: catalog search tolerates lag). */
 @Injectable()
 export class SearchRepository {
   private readonly coll: Collection<ProductDoc>;
@@ -20,13 +23,14 @@ export class SearchRepository {
   async find(q: MongoSearch): Promise<ProductDoc[]> {
     return this.coll
       .find(toDriver(q.filter) as Document, { readPreference: this.readPreference, projection: { _outbox: 0 } })
+      .hint(q.index)
       .sort(q.sort)
       .limit(q.limit)
       .toArray();
   }
 
   async explain(q: MongoSearch): Promise<Document> {
-    return this.coll.find(toDriver(q.filter) as Document).sort(q.sort).limit(q.limit).explain('queryPlanner');
+    return this.coll.find(toDriver(q.filter) as Document).hint(q.index).sort(q.sort).limit(q.limit).explain('queryPlanner');
   }
 }
 
