@@ -20,7 +20,7 @@ export class ProductsRepository {
   async insert(p: Product, events: readonly OutgoingMessage[]): Promise<boolean> {
     const res = await this.coll.updateOne(
       { _id: new ObjectId(p.id) },
-      { $setOnInsert: { ...toFields(p), _outbox: outboxPush(events, p.created_at).$push._outbox.$each } },
+      { $setOnInsert: { ...toFields(p), _outbox: outboxPush(events).$push._outbox.$each } },
       { upsert: true },
     );
     return res.upsertedCount === 1;

@@ -32,7 +32,7 @@ export class ProductsService {
     private readonly categories: CategoriesRepository,
   ) {}
 
-  /** `id`/`now` are given by the seed (deterministic, idempotent); the API lets them default. */
+  /** `id`/`now` (created_at) are given by the seed (deterministic, idempotent); the API lets them default. */
   async create(input: NewProduct, opts: { id?: string; now?: Date } = {}): Promise<{ product: Product; created: boolean }> {
     const category = await this.categories.findById(input.category_id);
     if (!category) throw CatalogErrors.unknownCategory('body.category_id', input.category_id);
@@ -50,7 +50,7 @@ export class ProductsService {
       created_at: now,
       updated_at: now,
     };
-    const event = createMessage('catalog.products.v1', 'ProductCreated', toSnapshot(product), outgoingTrace(), now);
+    const event = createMessage('catalog.products.v1', 'ProductCreated', toSnapshot(product), outgoingTrace());
     const created = await this.repo.insert(product, [event]);
     return { product: created ? product : ((await this.repo.findById(product.id)) ?? product), created };
   }
