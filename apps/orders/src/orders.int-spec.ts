@@ -15,6 +15,7 @@ describe('orders service (real Kafka + MongoDB)', () => {
   let app: INestApplication;
   let url: string;
   let kafka: Kafka;
+  let groupId: string;
   const user = uniqueName('user');
 
   beforeAll(async () => {
@@ -22,7 +23,7 @@ describe('orders service (real Kafka + MongoDB)', () => {
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
       MONGO_URL: env.mongoUrl,
       MONGO_DB: uniqueName('orders'),
-      KAFKA_GROUP_ID: uniqueName('orders'),
+      KAFKA_GROUP_ID: (groupId = uniqueName('orders')),
       HTTP_PORT: '1',
       LOG_LEVEL: 'warn',
     });
@@ -104,5 +105,17 @@ describe('orders service (real Kafka + MongoDB)', () => {
     expect(await (await fetch(`${url}/metrics`)).text()).toContain('kafka_messages_processed_total');
     const doc = (await (await fetch(`${url}/docs/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/orders/{id}', '/orders', '/health/ready']));
+  });
+
+  it('shuts down gracefully: the consumer leaves its group and connections close', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    const before = await admin.describeGroups([groupId]);
+    expect(before.groups[0]?.members.length).toBe(1);
+    await app.close();
+    const after = await admin.describeGroups([groupId]);
+    await admin.disconnect();
+    expect(after.groups[0]?.state).toBe('Empty');
+    expect(after.groups[0]?.members).toEqual([]);
   });
 });
