@@ -22,6 +22,8 @@ export const catalogConfigSchema = baseConfigSchema.extend({
   /** Where a new projector group starts: earliest replays the whole topic (a rebuild from the log). */
   PROJECTOR_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),
   PROJECTOR_PARTITIONS_CONCURRENTLY: env.int(3, 1, 64),
+  /** Topic carrying catalog.products.v1 messages; only the benchmark points it elsewhere. */
+  PROJECTOR_TOPIC: z.string().regex(/^catalog\.products\.v1[a-z0-9._-]*$/).default('catalog.products.v1'),
 });
 export type CatalogConfig = z.infer<typeof catalogConfigSchema>;
 

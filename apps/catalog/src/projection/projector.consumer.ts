@@ -42,7 +42,7 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     consumer.on(consumer.events.CRASH, (e) => this.logger.error({ err: e.payload.error.message }, 'projector consumer crashed'));
     this.health.register({ name: 'projector-consumer', check: async () => void (joined || (await Promise.reject(new Error('not joined')))) });
     await consumer.connect();
-    await consumer.subscribe({ topics: [PRODUCTS_TOPIC], fromBeginning: this.config.PROJECTOR_START_FROM === 'earliest' });
+    await consumer.subscribe({ topics: [this.config.PROJECTOR_TOPIC], fromBeginning: this.config.PROJECTOR_START_FROM === 'earliest' });
     await consumer.run({
       partitionsConsumedConcurrently: this.config.PROJECTOR_PARTITIONS_CONCURRENTLY,
       eachMessage: async ({ topic, partition, message }) => {
@@ -53,7 +53,7 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
         );
       },
     });
-    this.logger.info({ group: this.config.PROJECTOR_GROUP_ID, from: this.config.PROJECTOR_START_FROM }, 'projector consuming');
+    this.logger.info({ topic: this.config.PROJECTOR_TOPIC, group: this.config.PROJECTOR_GROUP_ID, from: this.config.PROJECTOR_START_FROM }, 'projector consuming');
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -7,7 +7,7 @@ import type { CatalogConfig } from '../config';
 import { CATALOG_CONFIG } from '../shared/tokens';
 import { cassandraOptions } from '../shared/cassandra-options';
 import { ProjectionMetrics } from './projection.metrics';
-import { PRODUCTS_TOPIC, ProjectorConsumer } from './projector.consumer';
+import { ProjectorConsumer } from './projector.consumer';
 import { ProjectorService } from './projector.service';
 import { ReadModelRepository } from './read-model.repository';
 
@@ -24,7 +24,7 @@ export class ProjectorModule {
           brokers: config.KAFKA_BROKERS,
           clientId: `${config.KAFKA_CLIENT_ID ?? 'catalog'}-projector`,
           groupId: config.PROJECTOR_GROUP_ID,
-          topics: [PRODUCTS_TOPIC],
+          topics: [config.PROJECTOR_TOPIC],
           partitions: config.KAFKA_TOPIC_PARTITIONS,
         }),
       ],

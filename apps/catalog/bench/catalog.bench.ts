@@ -1,0 +1,309 @@
+/**
+ * npm run bench:catalog — bounded (≈ 2–3 minutes) on the real servers:
+ *  1. "New in category" first page: Cassandra (bucketed products_by_category, 8 parallel bucket
+ *     reads merged) vs the equivalent MongoDB query (ancestors multikey + created_at, hinted),
+ *     at a fixed concurrency for a fixed time; req/s, p50, p99.
+ *  2. Projector: the built projector bundle (its own process) consumes a burst of 10,000
+ *     ProductPriceChanged events; events/s and lag p99 (occurred_at → applied, from /metrics).
+ * Uses its own MongoDB database, Cassandra keyspace and topic; drops them afterwards.
+ * Writes apps/catalog/bench/results.json. No Nest DI here (tsx): services are built by hand.
+ */
+import { execSync, spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'cassandra-driver';
+import { MongoClient } from 'mongodb';
+import pino from 'pino';
+import { createMessage, OutgoingMessage } from '@mw/contracts';
+import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
+import { connectCassandra } from '@mw/persistence';
+import { loadConfig } from '@mw/platform';
+import { CategoriesRepository } from '../src/categories/categories.repository';
+import { catalogConfigSchema } from '../src/config';
+import { demoProducts, DEMO_TREE, DemoCategory } from '../src/demo/demo-data';
+import { ListingRepository } from '../src/listing/listing.repository';
+import { ListingService } from '../src/listing/listing.service';
+import { Product, toSnapshot } from '../src/products/product';
+import { ProductsReparenter } from '../src/products/products-reparenter';
+import { ProductsRepository } from '../src/products/products.repository';
+import { ProductsService } from '../src/products/products.service';
+import { CategoriesService } from '../src/categories/categories.service';
+import { buildSearch } from '../src/search/search-query';
+import { SearchRepository } from '../src/search/search.repository';
+import { ensureCatalogSchema } from '../src/shared/catalog-db';
+import { cassandraOptions } from '../src/shared/cassandra-options';
+import { rebuild } from '../scripts/read-model-sync';
+
+const ROOT = join(__dirname, '../../..');
+const CONCURRENCY = 16;
+const DURATION_MS = 15_000;
+const PRODUCTS = 2400;
+const BURST = 10_000;
+
+const suffix = `${Date.now().toString(36)}`;
+const config = loadConfig(catalogConfigSchema, {
+  // eslint-disable-next-line no-restricted-syntax -- the benchmark is configured by the same environment as the services
+  ...process.env,
+  MONGO_DB: `catalog_bench_${suffix}`,
+  CASSANDRA_KEYSPACE: `catalog_bench_${suffix}`,
+  CATALOG_READ_PREFERENCE: 'primary',
+  LOG_LEVEL: 'warn',
+});
+const logger = pino({ level: 'warn' });
+
+async function main(): Promise<void> {
+  const mongo = await MongoClient.connect(config.MONGO_URL);
+  const db = mongo.db(config.MONGO_DB);
+  const cassandra = await connectCassandra(cassandraOptions(config));
+  try {
+    const { categoryIds, products } = await seed(db);
+    process.stdout.write(`seeded ${products.length} products in ${categoryIds.length} categories\n`);
+    await rebuild(db, cassandra, config.CATALOG_LISTING_BUCKETS);
+    const listing = new ListingService(new ListingRepository(cassandra), new CategoriesRepository(db), config);
+    const search = new SearchRepository(db, config);
+    const hot = (await new CategoriesRepository(db).findBySlug('elektronika'))!.id;
+    const pickCategory = (i: number) => (i % 2 === 0 ? hot : categoryIds[i % categoryIds.length]!); // half the reads hit the hot category
+    const cass = await load('cassandra', (i) => listing.newest(pickCategory(i), 20, null).then((p) => p.items.length));
+    const mongoRes = await load('mongodb', (i) =>
+      search.find(buildSearch({ category_id: pickCategory(i), include_subcategories: true, attributes: {}, sort: 'newest', limit: 21 })).then((d) => d.length),
+    );
+    const projector = await projectorBurst(products, cassandra);
+    const results = {
+      command: 'npm run bench:catalog',
+      date: new Date().toISOString(),
+      machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, mem_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
+      servers: await versions(mongo, cassandra),
+      dataset: { products: products.length, categories: categoryIds.length, hot_category: 'Электроника (half of the reads)', listing_buckets: config.CATALOG_LISTING_BUCKETS },
+      listing_first_page_20: { concurrency: CONCURRENCY, duration_s: DURATION_MS / 1000, cassandra: cass, mongodb: mongoRes },
+      projector,
+      note: 'Shared 2-core VM with other JVMs and test runs in parallel: absolute numbers are noisy; compare within one run.',
+    };
+    writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  } finally {
+    await db.dropDatabase().catch(() => undefined);
+    await cassandra.execute(`DROP KEYSPACE IF EXISTS ${config.CASSANDRA_KEYSPACE}`).catch(() => undefined);
+    await cassandra.shutdown();
+    await mongo.close();
+  }
+}
+
+async function seed(db: import('mongodb').Db): Promise<{ categoryIds: string[]; products: Product[] }> {
+  await ensureCatalogSchema(db);
+  const catsRepo = new CategoriesRepository(db);
+  const prodRepo = new ProductsRepository(db);
+  const categories = new CategoriesService(catsRepo, new ProductsReparenter(prodRepo), logger);
+  const productsService = new ProductsService(prodRepo, catsRepo);
+  const bySlug = new Map<string, string>();
+  const walk = async (c: DemoCategory, parent: string | null): Promise<void> => {
+    const created = await categories.create({ name: c.name, slug: c.slug, parent_id: parent });
+    bySlug.set(c.slug, created.id);
+    for (const ch of c.children ?? []) await walk(ch, created.id);
+  };
+  for (const root of DEMO_TREE) await walk(root, null);
+  const products: Product[] = [];
+  const list = demoProducts(PRODUCTS);
+  for (let i = 0; i < list.length; i += 50) {
+    const batch = await Promise.all(
+      list.slice(i, i + 50).map((p) =>
+        productsService.create({ name: p.name, category_id: bySlug.get(p.leaf)!, price: p.price, attributes: p.attributes, pricing: p.pricing }, { id: p.id, now: p.created_at }),
+      ),
+    );
+    products.push(...batch.map((b) => b.product));
+  }
+  return { categoryIds: [...bySlug.values()], products };
+}
+
+interface LoadResult {
+  unloaded_p50_ms: number;
+  requests: number;
+  req_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+}
+
+async function load(name: string, op: (i: number) => Promise<number>): Promise<LoadResult> {
+  // Warm-up (prepared statements, caches, JIT), also the unloaded latency: one request at a time.
+  const unloaded: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const t = performance.now();
+    await op(i);
+    unloaded.push(performance.now() - t);
+  }
+  unloaded.sort((a, b) => a - b);
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const start = performance.now();
+  const end = start + DURATION_MS;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        const i = next++;
+        const t = performance.now();
+        try {
+          if ((await op(i)) === 0) errors++;
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 100) / 100;
+  const r = { unloaded_p50_ms: Math.round(unloaded[5]! * 100) / 100, requests: latencies.length, req_per_s: Math.round(latencies.length / elapsed), p50_ms: q(0.5), p99_ms: q(0.99), errors };
+  process.stdout.write(`${name}: ${JSON.stringify(r)}\n`);
+  return r;
+}
+
+/** Spawns the projector bundle on a bench topic, publishes the burst, watches /metrics. */
+async function projectorBurst(products: Product[], cassandra: Client): Promise<Record<string, unknown>> {
+  const bundle = join(ROOT, 'dist/apps/catalog-projector/main.js');
+  if (!existsSync(bundle)) execSync('NX_DAEMON=false npx nx run catalog:build-projector', { cwd: ROOT, stdio: 'inherit' });
+  const topic = `catalog.products.v1.bench-${suffix}`;
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'catalog-bench', logger });
+  await ensureTopics(kafka, [topic], config.KAFKA_TOPIC_PARTITIONS);
+  const port = 3900 + Math.floor(Math.random() * 90);
+  const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
+    cwd: ROOT,
+    env: {
+      // eslint-disable-next-line no-restricted-syntax -- the child projector gets the same environment plus bench overrides
+      ...process.env,
+      MONGO_DB: config.MONGO_DB,
+      CASSANDRA_KEYSPACE: config.CASSANDRA_KEYSPACE,
+      PROJECTOR_TOPIC: topic,
+      PROJECTOR_GROUP_ID: `catalog-projector-bench-${suffix}`,
+      PROJECTOR_START_FROM: 'earliest',
+      PROJECTOR_HTTP_PORT: String(port),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const publisher = new KafkaPublisher(kafka);
+  try {
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, 90_000, 'projector ready');
+    // Burst: every product gets ~4 price changes, versions 2..5; published as fast as the producer goes.
+    const versions = new Map(products.map((p) => [p.id, p]));
+    const messages: OutgoingMessage[] = [];
+    for (let i = 0; i < BURST; i++) {
+      const prev = versions.get(products[i % products.length]!.id)!;
+      const next: Product = { ...prev, price: prev.price + 100, version: prev.version + 1, updated_at: new Date() };
+      versions.set(prev.id, next);
+      const msg = createMessage('catalog.products.v1', 'ProductPriceChanged', { ...toSnapshot(next), previous_price: prev.price }, { correlation_id: `bench-${suffix}`, causation_id: null });
+      messages.push({ ...msg, topic } as unknown as OutgoingMessage);
+    }
+    const t0 = performance.now();
+    for (let i = 0; i < messages.length; i += 500) await publisher.publishAll(messages.slice(i, i + 500));
+    const publishedS = (performance.now() - t0) / 1000;
+    let metrics = '';
+    await until(
+      async () => {
+        metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return counter(metrics, 'catalog_projection_events_total') >= BURST;
+      },
+      150_000,
+      'projector applied the burst',
+      250,
+    );
+    const appliedS = (performance.now() - t0) / 1000;
+    const last = products[products.length - 1]!;
+    const row = (await cassandra.execute('SELECT version FROM products_by_id WHERE product_id = ?', [last.id], { prepare: true })).first();
+    const r = {
+      burst_events: BURST,
+      topic_partitions: config.KAFKA_TOPIC_PARTITIONS,
+      partitions_consumed_concurrently: config.PROJECTOR_PARTITIONS_CONCURRENTLY,
+      writes_per_event: '1 products_by_id + 1 row per ancestor (3 levels)',
+      publish_s: round(publishedS),
+      applied_s: round(appliedS),
+      events_per_s: Math.round(BURST / appliedS),
+      lag_p50_s: histogramQuantile(metrics, 0.5),
+      lag_p99_s: histogramQuantile(metrics, 0.99),
+      lag_note: 'from the catalog_projection_lag_seconds histogram (bucket interpolation); the lag includes the time the event waited in Kafka behind the burst',
+      converged_version_check: Number(row?.['version']?.toString()) === versions.get(last.id)!.version,
+    };
+    process.stdout.write(`projector: ${JSON.stringify(r)}\n`);
+    return r;
+  } finally {
+    await publisher.disconnect();
+    child.kill('SIGTERM');
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: [topic, `${topic}.dlq`] }).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+function counter(metrics: string, name: string): number {
+  return metrics
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .reduce((s, l) => s + Number(l.split(' ').pop()), 0);
+}
+
+/** Quantile from the lag histogram, summed over event types, linear within a bucket. */
+function histogramQuantile(metrics: string, q: number): number {
+  const buckets = new Map<number, number>();
+  for (const l of metrics.split('\n')) {
+    const m = /^catalog_projection_lag_seconds_bucket\{le="([^"]+)",type="[^"]+"\} (\d+)/.exec(l) ?? /^catalog_projection_lag_seconds_bucket\{type="[^"]+",le="([^"]+)"\} (\d+)/.exec(l);
+    if (!m) continue;
+    const le = m[1] === '+Inf' ? Infinity : Number(m[1]);
+    buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
+  }
+  const sorted = [...buckets].sort((a, b) => a[0] - b[0]);
+  const total = sorted[sorted.length - 1]?.[1] ?? 0;
+  const rank = q * total;
+  let prevLe = 0;
+  let prevCount = 0;
+  for (const [le, count] of sorted) {
+    if (count >= rank) {
+      if (le === Infinity) return prevLe;
+      return round(prevLe + ((le - prevLe) * (rank - prevCount)) / Math.max(1, count - prevCount));
+    }
+    prevLe = le;
+    prevCount = count;
+  }
+  return prevLe;
+}
+
+async function versions(mongo: MongoClient, cassandra: Client): Promise<Record<string, string>> {
+  const info = await mongo.db('admin').command({ buildInfo: 1 });
+  const cass = (await cassandra.execute('SELECT release_version FROM system.local')).first();
+  let kafka = 'unknown';
+  try {
+    const status = execSync('npm run -s infra:status', { cwd: ROOT, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    kafka = /Apache Kafka [\d.]+/.exec(status)?.[0] ?? kafka;
+  } catch {
+    /* status is informative only */
+  }
+  const secantus = (info['secantusVersion'] ?? info['secantus']) as string | undefined;
+  return {
+    mongodb: secantus ? `SecantusDB ${String(secantus)} (reports MongoDB ${String(info['version'])})` : `MongoDB ${String(info['version'])}`,
+    cassandra: `Apache Cassandra ${String(cass?.['release_version'])}`,
+    kafka,
+  };
+}
+
+async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string, everyMs = 500): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if (await probe()) return;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
