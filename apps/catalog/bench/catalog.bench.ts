@@ -44,7 +44,6 @@ const BURST = 10_000;
 
 const suffix = `${Date.now().toString(36)}`;
 const config = loadConfig(catalogConfigSchema, {
-  // eslint-disable-next-line no-restricted-syntax -- the benchmark is configured by the same environment as the services
   ...process.env,
   MONGO_DB: `catalog_bench_${suffix}`,
   CASSANDRA_KEYSPACE: `catalog_bench_${suffix}`,
@@ -172,7 +171,6 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
   const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
     cwd: ROOT,
     env: {
-      // eslint-disable-next-line no-restricted-syntax -- the child projector gets the same environment plus bench overrides
       ...process.env,
       MONGO_DB: config.MONGO_DB,
       CASSANDRA_KEYSPACE: config.CASSANDRA_KEYSPACE,

@@ -82,7 +82,8 @@ export function buildTree(categories: readonly Category[]): CategoryTreeNode[] {
   const nodes = new Map<string, CategoryTreeNode>(categories.map((c) => [c.id, { id: c.id, slug: c.slug, name: c.name, children: [] }]));
   const roots: CategoryTreeNode[] = [];
   for (const c of categories) {
-    const node = nodes.get(c.id)!;
+    const node = nodes.get(c.id);
+    if (!node) continue;
     const parent = c.parent_id ? nodes.get(c.parent_id) : undefined;
     (parent ? parent.children : roots).push(node);
   }

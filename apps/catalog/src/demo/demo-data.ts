@@ -53,8 +53,15 @@ interface Family {
   readonly attrs: (r: () => number) => Record<string, string>;
 }
 
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const colors = ['черный', 'белый', 'серебристый', 'синий', 'зеленый', 'красный'];
+
+const GENERIC: Family = {
+  brands: ['Xiaomi', 'Huawei', 'Samsung', 'Lenovo', 'ASUS', 'Canon', 'GoPro', 'Nokia', 'Baseus', 'Anker'],
+  models: ['Pro', 'Lite', 'Max', 'Plus', 'Air', 'S', 'X'],
+  price: [990, 149990],
+  attrs: (r) => ({ color: pick(r, colors), warranty_months: pick(r, ['12', '24']) }),
+};
 
 /** Product families by leaf slug; leaves not listed use `generic`. Prices in roubles. */
 const FAMILIES: Record<string, Family> = {
@@ -65,7 +72,6 @@ const FAMILIES: Record<string, Family> = {
   qled: { brands: ['Samsung', 'TCL', 'Hisense'], models: ['Q60C', 'C745', 'U7K'], price: [39990, 199990], attrs: (r) => ({ diagonal_in: pick(r, ['43', '50', '55', '65', '75']), resolution: '4K' }) },
   led: { brands: ['Xiaomi', 'Haier', 'Yandex'], models: ['TV A2', 'S1', 'ТВ Станция'], price: [14990, 69990], attrs: (r) => ({ diagonal_in: pick(r, ['32', '43', '50', '55']), resolution: pick(r, ['HD', 'Full HD', '4K']) }) },
   macbook: { brands: ['Apple'], models: ['MacBook Air 13 M2', 'MacBook Air 15 M3', 'MacBook Pro 14 M3'], price: [99990, 349990], attrs: (r) => ({ ram_gb: pick(r, ['8', '16', '24']), storage_gb: pick(r, ['256', '512', '1024']), color: pick(r, ['серебристый', 'серый космос', 'полночь']) }) },
-  generic: { brands: ['Xiaomi', 'Huawei', 'Samsung', 'Lenovo', 'ASUS', 'Canon', 'GoPro', 'Nokia', 'Baseus', 'Anker'], models: ['Pro', 'Lite', 'Max', 'Plus', 'Air', 'S', 'X'], price: [990, 149990], attrs: (r) => ({ color: pick(r, colors), warranty_months: pick(r, ['12', '24']) }) },
 };
 
 export interface DemoProduct {
@@ -110,7 +116,7 @@ export function demoProducts(count: number, now = new Date('2026-11-01T00:00:00Z
   const all = leavesOf(DEMO_TREE);
   return Array.from({ length: count }, (_, i) => {
     const leaf = r() < 0.5 ? pick(r, hot) : pick(r, all);
-    const f = FAMILIES[leaf] ?? FAMILIES['generic']!;
+    const f = FAMILIES[leaf] ?? GENERIC;
     const roubles = Math.round((f.price[0] + r() * (f.price[1] - f.price[0])) / 10) * 10 - 10 + 9.9;
     const price = Math.round(roubles * 100);
     const discounted = r() < 0.3;

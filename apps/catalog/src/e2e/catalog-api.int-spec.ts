@@ -97,7 +97,7 @@ describe('catalog API on real MongoDB', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const q: string = `category_id=${ids['electronics']}&attributes=color:black&sort=price_asc&limit=4${cursor ? `&cursor=${cursor}` : ''}`;
+      const q = `category_id=${ids['electronics']}&attributes=color:black&sort=price_asc&limit=4${cursor ? `&cursor=${cursor}` : ''}`;
       const page: Page = (await http<Page>('GET', `${s.url}/products?${q}`)).body;
       seen.push(...page.items.map((i) => i.id));
       if (pages === 0) await product('Inserted cheap', 'android', '1.00', { color: 'black' }); // before the cursor: not seen, nothing shifts

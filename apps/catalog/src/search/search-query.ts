@@ -68,7 +68,7 @@ export function buildSearch(p: SearchParams): MongoSearch {
   for (const [k, v] of Object.entries(p.attributes)) and.push({ [`attributes.${k}`]: v });
   if (p.cursor) and.push(after(p.cursor, spec));
   return {
-    filter: and.length === 1 ? and[0]! : { $and: and },
+    filter: and.length === 1 ? (and[0] as Filter) : { $and: and },
     sort: { [spec.field]: spec.dir, _id: spec.dir },
     limit: p.limit,
     index,
