@@ -41,6 +41,8 @@ export interface ReservationDoc extends WithOutbox {
   readonly rejection?: { code: RejectionCode; message?: string; shortages: Shortage[] };
   readonly release_reason?: 'compensation' | 'expired' | 'cancelled';
   readonly commit_failure?: RejectionCode;
+  /** Created by a ReleaseStock/CommitStock for an order never reserved; a late ReserveStock is rejected once. */
+  readonly tombstone?: boolean;
   /** A ReleaseStock of a rejected order was answered (once). */
   readonly release_answered?: boolean;
   readonly created_at: Date;

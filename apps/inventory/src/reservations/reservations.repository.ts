@@ -80,6 +80,15 @@ export class ReservationsRepository {
     return res.modifiedCount === 1;
   }
 
+  /** Answers a ReserveStock that arrived after a release/commit had already closed the order, once. */
+  async rejectLateReserve(orderId: string, rejection: NonNullable<ReservationDoc['rejection']>, message: OutgoingMessage): Promise<boolean> {
+    const res = await this.coll.updateOne(
+      { _id: orderId, tombstone: true, rejection: { $exists: false } },
+      { $set: { rejection, updated_at: new Date() }, ...outboxPush([message]) } as UpdateFilter<ReservationDoc>,
+    );
+    return res.modifiedCount === 1;
+  }
+
   async clearPending(orderId: string, pending: PendingWork): Promise<void> {
     await this.coll.updateOne({ _id: orderId, pending }, { $unset: { pending: '' }, $set: { updated_at: new Date() } });
   }

@@ -42,15 +42,26 @@ export class ReservationsService {
     if (problem) return this.rejectInvalid(cmd.order_id, cmd.zone, problem);
     const now = new Date();
     const { created, doc } = await this.reservations.claim(newReservation(cmd, new Date(now.getTime() + cmd.hold_seconds * 1000), now));
+    if (!created && doc.tombstone) return this.rejectLate(doc._id);
     if (!created && doc.status !== 'reserving') return; // a duplicate: the order already has its answer
-    await this.complete(doc);
+    await this.complete(doc, created);
+  }
+
+  /** A ReserveStock overtaken by the order's ReleaseStock/CommitStock (reordering): rejected once, nothing held. */
+  private async rejectLate(orderId: string): Promise<void> {
+    const rejection = { code: 'INVENTORY.RESERVATION_RELEASED' as const, message: 'the order was released before it was reserved', shortages: [] };
+    const rejected = this.events.build('StockRejected', { order_id: orderId, ...rejection });
+    if (await this.reservations.rejectLateReserve(orderId, rejection, rejected)) this.outbox.nudge();
   }
 
   /** Takes the holds of a `reserving` order and finalizes it; safe to resume after a crash. */
-  async complete(doc: ReservationDoc): Promise<void> {
+  async complete(doc: ReservationDoc, fresh = false): Promise<void> {
+    let held = 0;
     for (const line of doc.lines) {
       const outcome = await this.stock.hold(doc.zone, line, doc._id, doc.expires_at);
-      if (!outcome.held) return this.rejectShort(doc, line, outcome);
+      // A fresh order short on its first line holds nothing: no undo work (saves round trips on a sold-out product).
+      if (!outcome.held) return this.rejectShort(doc, line, outcome, fresh && held === 0);
+      held++;
     }
     const reserved = this.events.build('StockReserved', {
       order_id: doc._id,
@@ -141,13 +152,14 @@ export class ReservationsService {
     for (const line of doc.lines) await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status));
   }
 
-  private async rejectShort(doc: ReservationDoc, short: Line, outcome: { available: number; unknown: boolean }): Promise<void> {
+  private async rejectShort(doc: ReservationDoc, short: Line, outcome: { available: number; unknown: boolean }, nothingHeld: boolean): Promise<void> {
     const shortages = await this.shortages(doc, short, outcome);
     const rejection = { code: rejectionCodeOf(shortages), shortages: shortages.map(({ unknown: _u, ...s }) => s) };
     const rejected = this.events.build('StockRejected', { order_id: doc._id, ...rejection });
-    if (await this.reservations.transition(doc._id, ['reserving'], { status: 'rejected', pending: 'undo', rejection }, rejected)) {
+    if (await this.reservations.transition(doc._id, ['reserving'], { status: 'rejected', rejection, ...(nothingHeld ? {} : { pending: 'undo' as const }) }, rejected)) {
       this.outbox.nudge();
-      return this.settle(doc._id);
+      if (!nothingHeld) await this.settle(doc._id);
+      return;
     }
     await this.reconcile(doc._id);
   }
@@ -155,7 +167,7 @@ export class ReservationsService {
   /** The short line plus every other line that is short right now (informative, primary read). */
   private async shortages(doc: ReservationDoc, short: Line, outcome: { available: number; unknown: boolean }): Promise<(Shortage & { unknown: boolean })[]> {
     const others = doc.lines.filter((l) => l.product_id !== short.product_id);
-    const docs = await this.stock.findMany(others.map((l) => l.product_id), doc.zone);
+    const docs = others.length === 0 ? [] : await this.stock.findMany(others.map((l) => l.product_id), doc.zone);
     const byProduct = new Map(docs.map((d) => [d.product_id, d]));
     const result = [{ product_id: short.product_id, requested: short.qty, available: outcome.available, unknown: outcome.unknown }];
     for (const line of others) {
@@ -183,5 +195,5 @@ export class ReservationsService {
 
 function closed(id: string, status: 'released' | 'rejected'): ReservationDoc {
   const now = new Date();
-  return { _id: id, zone: '', lines: [], status, expires_at: now, created_at: now, updated_at: now };
+  return { _id: id, zone: '', lines: [], status, expires_at: now, created_at: now, updated_at: now, tombstone: status === 'released' };
 }
