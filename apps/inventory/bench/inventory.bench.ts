@@ -1,0 +1,200 @@
+/**
+ * Inventory benchmark: reservations/s and p50/p99 command → reply latency through Kafka, one hot
+ * product vs 1,000 products. Spawns the built bundle (`node dist/apps/inventory/main.js`, built
+ * first if missing) on private topics and a private database, drives it through Kafka and writes
+ * apps/inventory/bench/results.json. Runs under tsx: no Nest DI here.
+ *
+ *   npm run bench:inventory            (infra from `npm run infra:env`, starts it if needed)
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { MongoClient } from 'mongodb';
+import { createMessage, OutgoingMessage } from '@mw/contracts';
+import { KafkaPublisher } from '@mw/messaging';
+import { uniqueName } from '@mw/testing';
+import { replay } from '../src/ledger/ledger';
+import { stockKey } from '../src/stock/stock';
+
+const ROOT = join(__dirname, '../../..');
+const BUNDLE = join(ROOT, 'dist/apps/inventory/main.js');
+const ORDERS_PER_SCENARIO = 400;
+const SCENARIO_BUDGET_MS = 45_000;
+const IN_FLIGHT = 32;
+
+interface Scenario {
+  readonly name: string;
+  readonly products: number;
+}
+
+function infraEnv(): Record<string, string> {
+  const out = execFileSync('npm', ['run', '-s', 'infra:env'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  const env: Record<string, string> = {};
+  for (const m of out.matchAll(/([A-Z_]+)=('([^']*)'|(\S+))/g)) env[m[1]!] = m[3] ?? m[4] ?? '';
+  if (!env['KAFKA_BROKERS'] || !env['MONGO_URL']) throw new Error(`infra:env gave no KAFKA_BROKERS/MONGO_URL: ${out}`);
+  return env;
+}
+
+function infraVersions(): string[] {
+  try {
+    const out = execFileSync('npm', ['run', '-s', 'infra:status'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    return out.split('\n').filter((l) => /^(kafka|mongodb)\s/.test(l)).map((l) => l.replace(/\s{2,}/g, ' | ').trim());
+  } catch {
+    return [];
+  }
+}
+
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const oid = (prefix: number, n: number): string => `${prefix.toString(16).padStart(8, '0')}${n.toString(16).padStart(16, '0')}`;
+
+async function main(): Promise<void> {
+  const infra = infraEnv();
+  // The bundle inherits this process's environment (PATH, HOME...) plus its own settings; this is a
+  // launcher, not a service, so it does not go through loadConfig.
+  const parentEnv = process.env;
+  if (!existsSync(BUNDLE)) execFileSync('npx', ['nx', 'build', 'inventory'], { cwd: ROOT, stdio: 'inherit', env: { ...parentEnv, NX_DAEMON: 'false' } });
+  const dbName = uniqueName('inventory_bench');
+  const commandsTopic = uniqueName('bench.inventory.commands');
+  const eventsTopic = uniqueName('bench.inventory.events');
+  const serviceEnv = {
+    ...parentEnv,
+    ...infra,
+    MONGO_DB: dbName,
+    KAFKA_GROUP_ID: uniqueName('inventory_bench'),
+    INVENTORY_COMMANDS_TOPIC: commandsTopic,
+    INVENTORY_EVENTS_TOPIC: eventsTopic,
+    HTTP_PORT: String(20_000 + Math.floor(Math.random() * 20_000)),
+    LOG_LEVEL: 'warn',
+    INVENTORY_MAX_QTY_PER_LINE: '10',
+  };
+  const mongo = await MongoClient.connect(infra['MONGO_URL']!);
+  const db = mongo.db(dbName);
+  const kafka = new Kafka({ clientId: 'inventory-bench', brokers: infra['KAFKA_BROKERS']!.split(','), logLevel: logLevel.NOTHING });
+  const publisher = new KafkaPublisher(kafka);
+  let child: ChildProcess | undefined;
+  const replies = new Map<string, number>();
+  const consumer = kafka.consumer({ groupId: uniqueName('inventory_bench_probe') });
+  const results: Record<string, unknown>[] = [];
+  try {
+    child = spawn(process.execPath, [BUNDLE], { env: serviceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    await waitHttp(`http://127.0.0.1:${serviceEnv.HTTP_PORT}/health/ready`, 90_000);
+    await consumer.connect();
+    await consumer.subscribe({ topics: [eventsTopic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const e = JSON.parse(message.value?.toString() ?? '{}') as { type: string; payload: { order_id?: string } };
+        if ((e.type === 'StockReserved' || e.type === 'StockRejected') && e.payload.order_id && !replies.has(e.payload.order_id)) {
+          replies.set(e.payload.order_id, performance.now());
+        }
+      },
+    });
+    const scenarios: Scenario[] = [
+      { name: 'one hot product', products: 1 },
+      { name: '1,000 products', products: 1000 },
+    ];
+    for (const [s, scenario] of scenarios.entries()) {
+      await seed(db, scenario.products, 0xbe00 + s);
+      results.push(await run(scenario, 0xbe00 + s));
+    }
+    const byProduct = await db.collection('stock').find({}).toArray();
+    const inconsistent = byProduct.filter((d) => d['available'] < 0 || d['available'] + d['reserved'] + d['committed'] !== d['received'] + d['adjusted']).length;
+    const report = {
+      command: 'npm run bench:inventory',
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, mem_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
+      servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], infra_status: infraVersions() },
+      setup: {
+        instances: 1, partitions: 3, in_flight_window: IN_FLIGHT, orders_per_scenario: ORDERS_PER_SCENARIO, scenario_budget_ms: SCENARIO_BUDGET_MS,
+        note: 'one line per order, qty 1, stock ≥ demand so every command is a successful reservation; latency = publish of ReserveStock → StockReserved/StockRejected seen by a consumer (includes outbox relay and Kafka); machine shared with other engineers\' JVMs and tests, MongoDB server is SecantusDB (pure Python, ADR 0003)',
+      },
+      results,
+      stock_documents_violating_invariant: inconsistent,
+    };
+    writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+    console.log(JSON.stringify(report, null, 2));
+
+    async function run(scenario: Scenario, prefix: number): Promise<Record<string, unknown>> {
+      const sent = new Map<string, number>();
+      const deadline = Date.now() + SCENARIO_BUDGET_MS;
+      const started = performance.now();
+      let next = 0;
+      while (next < ORDERS_PER_SCENARIO && Date.now() < deadline) {
+        const outstanding = [...sent.keys()].filter((id) => !replies.has(id)).length;
+        if (outstanding >= IN_FLIGHT) {
+          await sleep(2);
+          continue;
+        }
+        const batch: OutgoingMessage[] = [];
+        for (; batch.length < IN_FLIGHT - outstanding && next < ORDERS_PER_SCENARIO; next++) {
+          const id = oid(prefix, next);
+          const product = oid(prefix, 1_000_000 + (next % scenario.products));
+          const msg = createMessage('inventory.commands.v1', 'ReserveStock', { order_id: id, zone: 'MSK', lines: [{ product_id: product, qty: 1 }], hold_seconds: 3600 }, { correlation_id: randomUUID(), causation_id: null });
+          batch.push({ ...msg, topic: commandsTopic } as OutgoingMessage);
+          sent.set(id, performance.now());
+        }
+        await publisher.publishAll(batch);
+      }
+      while ([...sent.keys()].some((id) => !replies.has(id)) && Date.now() < deadline + 30_000) await sleep(10);
+      const latencies = [...sent].filter(([id]) => replies.has(id)).map(([id, t]) => replies.get(id)! - t).sort((a, b) => a - b);
+      const last = Math.max(...[...sent.keys()].map((id) => replies.get(id) ?? 0));
+      const r = {
+        scenario: scenario.name,
+        products: scenario.products,
+        commands_sent: sent.size,
+        replies: latencies.length,
+        seconds: Number(((last - started) / 1000).toFixed(2)),
+        reservations_per_second: Number((latencies.length / ((last - started) / 1000)).toFixed(1)),
+        latency_ms: { p50: Math.round(pct(latencies, 50)), p90: Math.round(pct(latencies, 90)), p99: Math.round(pct(latencies, 99)), max: Math.round(latencies.at(-1) ?? NaN) },
+      };
+      console.log(JSON.stringify(r));
+      return r;
+    }
+  } finally {
+    await consumer.disconnect().catch(() => undefined);
+    await publisher.disconnect().catch(() => undefined);
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    await db.dropDatabase().catch(() => undefined);
+    await mongo.close();
+  }
+}
+
+/** Stock documents inserted directly (with their restock ledger entries) so seeding 1,000 products is quick. */
+async function seed(db: ReturnType<MongoClient['db']>, products: number, prefix: number): Promise<void> {
+  const now = new Date();
+  const perProduct = Math.ceil(ORDERS_PER_SCENARIO / products) + 10;
+  const docs = Array.from({ length: products }, (_, i) => {
+    const productId = oid(prefix, 1_000_000 + i);
+    const entry = { _id: randomUUID(), product_id: productId, zone: 'MSK', kind: 'restock' as const, qty: perProduct, reason: 'bench', at: now };
+    return { _id: stockKey(productId, 'MSK'), product_id: productId, zone: 'MSK', ...replay([entry]), reservations: [], version: 1, created_at: now, updated_at: now, _ledger: [entry] };
+  });
+  for (let i = 0; i < docs.length; i += 500) await db.collection('stock').insertMany(docs.slice(i, i + 500) as never[]);
+}
+
+async function waitHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(500);
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
