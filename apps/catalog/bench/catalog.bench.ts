@@ -60,22 +60,53 @@ async function main(): Promise<void> {
     const { categoryIds, products } = await seed(db);
     process.stdout.write(`seeded ${products.length} products in ${categoryIds.length} categories\n`);
     await rebuild(db, cassandra, config.CATALOG_LISTING_BUCKETS);
-    const listing = new ListingService(new ListingRepository(cassandra), new CategoriesRepository(db), config);
+    const listing = new ListingService(
+      new ListingRepository(cassandra),
+      new CategoriesRepository(db),
+      config,
+    );
     const search = new SearchRepository(db, config);
     const hot = (await new CategoriesRepository(db).findBySlug('elektronika'))!.id;
     const pickCategory = (i: number) => (i % 2 === 0 ? hot : categoryIds[i % categoryIds.length]!); // half the reads hit the hot category
-    const cass = await load('cassandra', (i) => listing.newest(pickCategory(i), 20, null).then((p) => p.items.length));
+    const cass = await load('cassandra', (i) =>
+      listing.newest(pickCategory(i), 20, null).then((p) => p.items.length),
+    );
     const mongoRes = await load('mongodb', (i) =>
-      search.find(buildSearch({ category_id: pickCategory(i), include_subcategories: true, attributes: {}, sort: 'newest', limit: 21 })).then((d) => d.length),
+      search
+        .find(
+          buildSearch({
+            category_id: pickCategory(i),
+            include_subcategories: true,
+            attributes: {},
+            sort: 'newest',
+            limit: 21,
+          }),
+        )
+        .then((d) => d.length),
     );
     const projector = await projectorBurst(products, cassandra);
     const results = {
       command: 'npm run bench:catalog',
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, mem_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
+      machine: {
+        cpus: cpus().length,
+        cpu_model: cpus()[0]?.model,
+        mem_gb: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+      },
       servers: await versions(mongo, cassandra),
-      dataset: { products: products.length, categories: categoryIds.length, hot_category: 'Электроника (half of the reads)', listing_buckets: config.CATALOG_LISTING_BUCKETS },
-      listing_first_page_20: { concurrency: CONCURRENCY, duration_s: DURATION_MS / 1000, cassandra: cass, mongodb: mongoRes },
+      dataset: {
+        products: products.length,
+        categories: categoryIds.length,
+        hot_category: 'Электроника (half of the reads)',
+        listing_buckets: config.CATALOG_LISTING_BUCKETS,
+      },
+      listing_first_page_20: {
+        concurrency: CONCURRENCY,
+        duration_s: DURATION_MS / 1000,
+        cassandra: cass,
+        mongodb: mongoRes,
+      },
       projector,
       note: 'Shared 2-core VM with other JVMs and test runs in parallel: absolute numbers are noisy; compare within one run.',
     };
@@ -106,9 +137,20 @@ async function seed(db: import('mongodb').Db): Promise<{ categoryIds: string[]; 
   const list = demoProducts(PRODUCTS);
   for (let i = 0; i < list.length; i += 50) {
     const batch = await Promise.all(
-      list.slice(i, i + 50).map((p) =>
-        productsService.create({ name: p.name, category_id: bySlug.get(p.leaf)!, price: p.price, attributes: p.attributes, pricing: p.pricing }, { id: p.id, now: p.created_at }),
-      ),
+      list
+        .slice(i, i + 50)
+        .map((p) =>
+          productsService.create(
+            {
+              name: p.name,
+              category_id: bySlug.get(p.leaf)!,
+              price: p.price,
+              attributes: p.attributes,
+              pricing: p.pricing,
+            },
+            { id: p.id, now: p.created_at },
+          ),
+        ),
     );
     products.push(...batch.map((b) => b.product));
   }
@@ -154,8 +196,16 @@ async function load(name: string, op: (i: number) => Promise<number>): Promise<L
   );
   const elapsed = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 100) / 100;
-  const r = { unloaded_p50_ms: Math.round(unloaded[5]! * 100) / 100, requests: latencies.length, req_per_s: Math.round(latencies.length / elapsed), p50_ms: q(0.5), p99_ms: q(0.99), errors };
+  const q = (p: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 100) / 100;
+  const r = {
+    unloaded_p50_ms: Math.round(unloaded[5]! * 100) / 100,
+    requests: latencies.length,
+    req_per_s: Math.round(latencies.length / elapsed),
+    p50_ms: q(0.5),
+    p99_ms: q(0.99),
+    errors,
+  };
   process.stdout.write(`${name}: ${JSON.stringify(r)}\n`);
   return r;
 }
@@ -163,7 +213,8 @@ async function load(name: string, op: (i: number) => Promise<number>): Promise<L
 /** Spawns the projector bundle on a bench topic, publishes the burst, watches /metrics. */
 async function projectorBurst(products: Product[], cassandra: Client): Promise<Record<string, unknown>> {
   const bundle = join(ROOT, 'dist/apps/catalog-projector/main.js');
-  if (!existsSync(bundle)) execSync('NX_DAEMON=false npx nx run catalog:build-projector', { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(bundle))
+    execSync('NX_DAEMON=false npx nx run catalog:build-projector', { cwd: ROOT, stdio: 'inherit' });
   const topic = `catalog.products.v1.bench-${suffix}`;
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'catalog-bench', logger });
   await ensureTopics(kafka, [topic], config.KAFKA_TOPIC_PARTITIONS);
@@ -184,15 +235,29 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
   });
   const publisher = new KafkaPublisher(kafka);
   try {
-    await until(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, 90_000, 'projector ready');
+    await until(
+      async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok,
+      90_000,
+      'projector ready',
+    );
     // Burst: every product gets ~4 price changes, versions 2..5; published as fast as the producer goes.
     const versions = new Map(products.map((p) => [p.id, p]));
     const messages: OutgoingMessage[] = [];
     for (let i = 0; i < BURST; i++) {
       const prev = versions.get(products[i % products.length]!.id)!;
-      const next: Product = { ...prev, price: prev.price + 100, version: prev.version + 1, updated_at: new Date() };
+      const next: Product = {
+        ...prev,
+        price: prev.price + 100,
+        version: prev.version + 1,
+        updated_at: new Date(),
+      };
       versions.set(prev.id, next);
-      const msg = createMessage('catalog.products.v1', 'ProductPriceChanged', { ...toSnapshot(next), previous_price: prev.price }, { correlation_id: `bench-${suffix}`, causation_id: null });
+      const msg = createMessage(
+        'catalog.products.v1',
+        'ProductPriceChanged',
+        { ...toSnapshot(next), previous_price: prev.price },
+        { correlation_id: `bench-${suffix}`, causation_id: null },
+      );
       messages.push({ ...msg, topic } as unknown as OutgoingMessage);
     }
     const t0 = performance.now();
@@ -210,7 +275,11 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
     );
     const appliedS = (performance.now() - t0) / 1000;
     const last = products[products.length - 1]!;
-    const row = (await cassandra.execute('SELECT version FROM products_by_id WHERE product_id = ?', [last.id], { prepare: true })).first();
+    const row = (
+      await cassandra.execute('SELECT version FROM products_by_id WHERE product_id = ?', [last.id], {
+        prepare: true,
+      })
+    ).first();
     const r = {
       burst_events: BURST,
       topic_partitions: config.KAFKA_TOPIC_PARTITIONS,
@@ -221,7 +290,8 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
       events_per_s: Math.round(BURST / appliedS),
       lag_p50_s: histogramQuantile(metrics, 0.5),
       lag_p99_s: histogramQuantile(metrics, 0.99),
-      lag_note: 'from the catalog_projection_lag_seconds histogram (bucket interpolation); the lag includes the time the event waited in Kafka behind the burst',
+      lag_note:
+        'from the catalog_projection_lag_seconds histogram (bucket interpolation); the lag includes the time the event waited in Kafka behind the burst',
       converged_version_check: Number(row?.['version']?.toString()) === versions.get(last.id)!.version,
     };
     process.stdout.write(`projector: ${JSON.stringify(r)}\n`);
@@ -247,7 +317,9 @@ function counter(metrics: string, name: string): number {
 function histogramQuantile(metrics: string, q: number): number {
   const buckets = new Map<number, number>();
   for (const l of metrics.split('\n')) {
-    const m = /^catalog_projection_lag_seconds_bucket\{le="([^"]+)",type="[^"]+"\} (\d+)/.exec(l) ?? /^catalog_projection_lag_seconds_bucket\{type="[^"]+",le="([^"]+)"\} (\d+)/.exec(l);
+    const m =
+      /^catalog_projection_lag_seconds_bucket\{le="([^"]+)",type="[^"]+"\} (\d+)/.exec(l) ??
+      /^catalog_projection_lag_seconds_bucket\{type="[^"]+",le="([^"]+)"\} (\d+)/.exec(l);
     if (!m) continue;
     const le = m[1] === '+Inf' ? Infinity : Number(m[1]);
     buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
@@ -273,20 +345,32 @@ async function versions(mongo: MongoClient, cassandra: Client): Promise<Record<s
   const cass = (await cassandra.execute('SELECT release_version FROM system.local')).first();
   let kafka = 'unknown';
   try {
-    const status = execSync('npm run -s infra:status', { cwd: ROOT, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const status = execSync('npm run -s infra:status', {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     kafka = /Apache Kafka [\d.]+/.exec(status)?.[0] ?? kafka;
   } catch {
     /* status is informative only */
   }
   const secantus = (info['secantusVersion'] ?? info['secantus']) as string | undefined;
   return {
-    mongodb: secantus ? `SecantusDB ${String(secantus)} (reports MongoDB ${String(info['version'])})` : `MongoDB ${String(info['version'])}`,
+    mongodb: secantus
+      ? `SecantusDB ${String(secantus)} (reports MongoDB ${String(info['version'])})`
+      : `MongoDB ${String(info['version'])}`,
     cassandra: `Apache Cassandra ${String(cass?.['release_version'])}`,
     kafka,
   };
 }
 
-async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string, everyMs = 500): Promise<void> {
+async function until(
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  everyMs = 500,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {

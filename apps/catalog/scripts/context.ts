@@ -23,7 +23,10 @@ export interface ScriptContext {
 export async function scriptContext(name: string): Promise<ScriptContext> {
   const config = loadCatalogConfig();
   const logger = pino({ name, level: config.LOG_LEVEL });
-  const mongo = await MongoClient.connect(config.MONGO_URL, { appName: `catalog-${name}`, serverSelectionTimeoutMS: 5000 });
+  const mongo = await MongoClient.connect(config.MONGO_URL, {
+    appName: `catalog-${name}`,
+    serverSelectionTimeoutMS: 5000,
+  });
   let cass: Client | undefined;
   return {
     config,

@@ -11,7 +11,9 @@ async function main(): Promise<void> {
   try {
     const started = Date.now();
     const r = await rebuild(ctx.db, await ctx.cassandra(), ctx.config.CATALOG_LISTING_BUCKETS);
-    process.stdout.write(`rebuilt ${ctx.config.CASSANDRA_KEYSPACE} from ${ctx.config.MONGO_DB}: ${r.written} products written, ${r.removed} stale rows removed in ${Date.now() - started} ms\n`);
+    process.stdout.write(
+      `rebuilt ${ctx.config.CASSANDRA_KEYSPACE} from ${ctx.config.MONGO_DB}: ${r.written} products written, ${r.removed} stale rows removed in ${Date.now() - started} ms\n`,
+    );
   } finally {
     await ctx.close();
   }

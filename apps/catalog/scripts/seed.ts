@@ -28,7 +28,11 @@ async function main(): Promise<void> {
     await ensureCatalogSchema(ctx.db, ctx.logger);
     const categoriesRepo = new CategoriesRepository(ctx.db);
     const productsRepo = new ProductsRepository(ctx.db);
-    const categories = new CategoriesService(categoriesRepo, new ProductsReparenter(productsRepo), ctx.logger);
+    const categories = new CategoriesService(
+      categoriesRepo,
+      new ProductsReparenter(productsRepo),
+      ctx.logger,
+    );
     const products = new ProductsService(productsRepo, categoriesRepo);
 
     const bySlug = new Map<string, Category>();
@@ -48,16 +52,26 @@ async function main(): Promise<void> {
     const list = demoProducts(count);
     for (let i = 0; i < list.length; i += 25) {
       const results = await Promise.all(
-        list.slice(i, i + 25).map((p) =>
-          products.create(
-            { name: p.name, category_id: bySlug.get(p.leaf)!.id, price: p.price, attributes: p.attributes, pricing: p.pricing },
-            { id: p.id, now: p.created_at },
+        list
+          .slice(i, i + 25)
+          .map((p) =>
+            products.create(
+              {
+                name: p.name,
+                category_id: bySlug.get(p.leaf)!.id,
+                price: p.price,
+                attributes: p.attributes,
+                pricing: p.pricing,
+              },
+              { id: p.id, now: p.created_at },
+            ),
           ),
-        ),
       );
       created += results.filter((r) => r.created).length;
     }
-    process.stdout.write(`seed: ${newCategories} new categories (${bySlug.size} in the tree), ${created} new products (${list.length - created} already there)\n`);
+    process.stdout.write(
+      `seed: ${newCategories} new categories (${bySlug.size} in the tree), ${created} new products (${list.length - created} already there)\n`,
+    );
     if (process.argv.includes('--no-wait')) return;
     await drainOutbox(ctx.db, ctx.config.KAFKA_BROKERS);
   } finally {
@@ -70,10 +84,18 @@ async function drainOutbox(db: import('mongodb').Db, brokers: readonly string[])
   const logger = pino({ level: 'warn' });
   const publisher = new KafkaPublisher(createKafka({ brokers, clientId: 'catalog-seed', logger }));
   await publisher.connect();
-  const relay = new OutboxRelay({ db, collections: OUTBOX_COLLECTIONS, publisher, logger, name: 'catalog', batchSize: 500 });
+  const relay = new OutboxRelay({
+    db,
+    collections: OUTBOX_COLLECTIONS,
+    publisher,
+    logger,
+    name: 'catalog',
+    batchSize: 500,
+  });
   const pending = async () => {
     let n = 0;
-    for (const c of OUTBOX_COLLECTIONS) n += await db.collection(c).countDocuments({ '_outbox.0': { $exists: true } });
+    for (const c of OUTBOX_COLLECTIONS)
+      n += await db.collection(c).countDocuments({ '_outbox.0': { $exists: true } });
     return n;
   };
   const deadline = Date.now() + 180_000;
@@ -84,7 +106,11 @@ async function drainOutbox(db: import('mongodb').Db, brokers: readonly string[])
       if ((await relay.drainOnce()) === 0) await new Promise((r) => setTimeout(r, 500)); // the API's relay holds the lease
     }
     const left = await pending();
-    process.stdout.write(left === 0 ? 'seed: outbox drained, events published\n' : `seed: ${left} documents still hold outbox entries (the API relay will publish them)\n`);
+    process.stdout.write(
+      left === 0
+        ? 'seed: outbox drained, events published\n'
+        : `seed: ${left} documents still hold outbox entries (the API relay will publish them)\n`,
+    );
   } finally {
     await relay.stop();
     await publisher.disconnect();

@@ -9,8 +9,15 @@ import { diffAll } from './read-model-sync';
 async function main(): Promise<void> {
   const ctx = await scriptContext('verify');
   try {
-    const { sources, mismatches, rows } = await diffAll(ctx.db, await ctx.cassandra(), ctx.config.CATALOG_LISTING_BUCKETS);
-    const counts = mismatches.reduce<Record<string, number>>((acc, m) => ({ ...acc, [m.kind]: (acc[m.kind] ?? 0) + 1 }), {});
+    const { sources, mismatches, rows } = await diffAll(
+      ctx.db,
+      await ctx.cassandra(),
+      ctx.config.CATALOG_LISTING_BUCKETS,
+    );
+    const counts = mismatches.reduce<Record<string, number>>(
+      (acc, m) => ({ ...acc, [m.kind]: (acc[m.kind] ?? 0) + 1 }),
+      {},
+    );
     for (const m of mismatches.slice(0, 50)) process.stdout.write(`${JSON.stringify(m)}\n`);
     process.stdout.write(
       `verify ${ctx.config.MONGO_DB} ↔ ${ctx.config.CASSANDRA_KEYSPACE}: ${sources.size} products in MongoDB, ${rows.length} in products_by_id, ` +

@@ -32,7 +32,12 @@ export class AppModule {
       module: AppModule,
       imports: [
         PlatformModule.forRoot(logger),
-        MongoModule.forRoot({ url: config.MONGO_URL, dbName: config.MONGO_DB, appName: 'catalog', readPreference: 'primary' }),
+        MongoModule.forRoot({
+          url: config.MONGO_URL,
+          dbName: config.MONGO_DB,
+          appName: 'catalog',
+          readPreference: 'primary',
+        }),
         CassandraModule.forRoot(cassandraOptions(config)),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,

@@ -6,10 +6,15 @@ export const catalogConfigSchema = baseConfigSchema.extend({
   MONGO_URL: env.mongoUrl(),
   MONGO_DB: z.string().min(1).default('catalog'),
   /** Catalog search may read from secondaries (seed 001 §5); decisions never do. */
-  CATALOG_READ_PREFERENCE: z.enum(['primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest']).default('secondaryPreferred'),
+  CATALOG_READ_PREFERENCE: z
+    .enum(['primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest'])
+    .default('secondaryPreferred'),
   CASSANDRA_CONTACT_POINTS: env.csv(),
   CASSANDRA_LOCAL_DATACENTER: z.string().min(1).default('datacenter1'),
-  CASSANDRA_KEYSPACE: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/).default('catalog_read'),
+  CASSANDRA_KEYSPACE: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,47}$/)
+    .default('catalog_read'),
   CASSANDRA_REPLICATION_FACTOR: env.int(1, 1, 9),
   KAFKA_GROUP_ID: z.string().min(1).default('catalog'),
   /** Buckets per category partition of products_by_category (ADR 0032). Changing it needs a rebuild. */
@@ -23,7 +28,10 @@ export const catalogConfigSchema = baseConfigSchema.extend({
   PROJECTOR_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),
   PROJECTOR_PARTITIONS_CONCURRENTLY: env.int(3, 1, 64),
   /** Topic carrying catalog.products.v1 messages; only the benchmark points it elsewhere. */
-  PROJECTOR_TOPIC: z.string().regex(/^catalog\.products\.v1[a-z0-9._-]*$/).default('catalog.products.v1'),
+  PROJECTOR_TOPIC: z
+    .string()
+    .regex(/^catalog\.products\.v1[a-z0-9._-]*$/)
+    .default('catalog.products.v1'),
 });
 export type CatalogConfig = z.infer<typeof catalogConfigSchema>;
 

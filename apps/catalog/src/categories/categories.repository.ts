@@ -69,7 +69,12 @@ export class CategoriesRepository {
   }
 
   /** Version-guarded change of the category's own fields with its events. */
-  async update(c: Category, set: Partial<Pick<CategoryDoc, 'name' | 'parent' | 'ancestors'>>, events: readonly OutgoingMessage[], now: Date): Promise<boolean> {
+  async update(
+    c: Category,
+    set: Partial<Pick<CategoryDoc, 'name' | 'parent' | 'ancestors'>>,
+    events: readonly OutgoingMessage[],
+    now: Date,
+  ): Promise<boolean> {
     const res = await this.coll.updateOne(
       { _id: new ObjectId(c.id), version: c.version, ...LIVE },
       { $set: { ...set, updated_at: now }, $inc: { version: 1 }, ...outboxPush(events, now) },
@@ -79,15 +84,27 @@ export class CategoriesRepository {
 
   /** Seed 004's rename: the name inside every descendant's ancestors, with the positional operator. */
   async renameInDescendants(id: string, name: string): Promise<number> {
-    const res = await this.coll.updateMany({ 'ancestors._id': new ObjectId(id) }, { $set: { 'ancestors.$.name': name } });
+    const res = await this.coll.updateMany(
+      { 'ancestors._id': new ObjectId(id) },
+      { $set: { 'ancestors.$.name': name } },
+    );
     return res.modifiedCount;
   }
 
   /** A descendant's rebuilt ancestry after a move, with its CategoryMoved event. */
-  async setAncestors(c: Category, ancestors: readonly AncestorRef[], events: readonly OutgoingMessage[], now: Date): Promise<void> {
+  async setAncestors(
+    c: Category,
+    ancestors: readonly AncestorRef[],
+    events: readonly OutgoingMessage[],
+    now: Date,
+  ): Promise<void> {
     await this.coll.updateOne(
       { _id: new ObjectId(c.id) },
-      { $set: { ancestors: toAncestorDocs(ancestors), updated_at: now }, $inc: { version: 1 }, ...outboxPush(events, now) },
+      {
+        $set: { ancestors: toAncestorDocs(ancestors), updated_at: now },
+        $inc: { version: 1 },
+        ...outboxPush(events, now),
+      },
     );
   }
 
@@ -95,7 +112,11 @@ export class CategoriesRepository {
   async markDeleted(c: Category, events: readonly OutgoingMessage[], now: Date): Promise<boolean> {
     const res = await this.coll.updateOne(
       { _id: new ObjectId(c.id), version: c.version, ...LIVE },
-      { $set: { deleted_at: now, updated_at: now, slug: `${c.slug}~deleted~${c.id}` }, $inc: { version: 1 }, ...outboxPush(events, now) },
+      {
+        $set: { deleted_at: now, updated_at: now, slug: `${c.slug}~deleted~${c.id}` },
+        $inc: { version: 1 },
+        ...outboxPush(events, now),
+      },
     );
     return res.modifiedCount === 1;
   }

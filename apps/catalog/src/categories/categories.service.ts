@@ -38,15 +38,29 @@ export class CategoriesService {
     if (input.parent_id && !parent) throw CatalogErrors.parentNotFound(input.parent_id);
     const ancestors = ancestorsUnder(parent);
     if (ancestors.length + 1 > MAX_DEPTH) throw CatalogErrors.treeTooDeep(ancestors.length + 1);
-    const category: Category = { id: new ObjectId().toHexString(), slug: input.slug, name: input.name, parent_id: parent?.id ?? null, ancestors, version: 1 };
-    const event = createMessage('catalog.categories.v1', 'CategoryCreated', toSnapshot(category), outgoingTrace());
+    const category: Category = {
+      id: new ObjectId().toHexString(),
+      slug: input.slug,
+      name: input.name,
+      parent_id: parent?.id ?? null,
+      ancestors,
+      version: 1,
+    };
+    const event = createMessage(
+      'catalog.categories.v1',
+      'CategoryCreated',
+      toSnapshot(category),
+      outgoingTrace(),
+    );
     await this.repo.insert(category, [event], new Date());
     return category;
   }
 
   async get(slug: string): Promise<CategoryView> {
     const c = await this.mustGet(slug);
-    const children = (await this.repo.findAll()).filter((x) => x.parent_id === c.id).map((x) => ({ id: x.id, slug: x.slug, name: x.name }));
+    const children = (await this.repo.findAll())
+      .filter((x) => x.parent_id === c.id)
+      .map((x) => ({ id: x.id, slug: x.slug, name: x.name }));
     return { ...c, breadcrumbs: breadcrumbs(c), children };
   }
 
@@ -58,7 +72,12 @@ export class CategoriesService {
     const c = await this.mustGet(slug);
     if (c.name === name) return c;
     const next = { ...c, name, version: c.version + 1 };
-    const event = createMessage('catalog.categories.v1', 'CategoryRenamed', { ...toSnapshot(next), previous_name: c.name }, outgoingTrace());
+    const event = createMessage(
+      'catalog.categories.v1',
+      'CategoryRenamed',
+      { ...toSnapshot(next), previous_name: c.name },
+      outgoingTrace(),
+    );
     if (!(await this.repo.update(c, { name }, [event], new Date()))) return this.rename(slug, name);
     const n = await this.repo.renameInDescendants(c.id, name);
     this.logger.info({ category: c.id, descendants: n }, 'category renamed');
@@ -72,18 +91,38 @@ export class CategoriesService {
     if (parentId && !parent) throw CatalogErrors.parentNotFound(parentId);
     const descendants = await this.repo.findDescendants(c.id);
     const check = checkMove(c, parent, subtreeHeight(c, descendants));
-    if (!check.ok) throw check.reason === 'own-subtree' ? CatalogErrors.moveIntoOwnSubtree(slug) : CatalogErrors.treeTooDeep(check.depth ?? 0);
+    if (!check.ok)
+      throw check.reason === 'own-subtree'
+        ? CatalogErrors.moveIntoOwnSubtree(slug)
+        : CatalogErrors.treeTooDeep(check.depth ?? 0);
     const ancestors = ancestorsUnder(parent);
     const now = new Date();
     const moved: Category = { ...c, parent_id: parent?.id ?? null, ancestors, version: c.version + 1 };
-    const event = createMessage('catalog.categories.v1', 'CategoryMoved', { ...toSnapshot(moved), previous_parent_id: c.parent_id }, outgoingTrace());
-    if (!(await this.repo.update(c, { parent: parent ? new ObjectId(parent.id) : null, ancestors: toAncestorDocs(ancestors) }, [event], now))) {
+    const event = createMessage(
+      'catalog.categories.v1',
+      'CategoryMoved',
+      { ...toSnapshot(moved), previous_parent_id: c.parent_id },
+      outgoingTrace(),
+    );
+    if (
+      !(await this.repo.update(
+        c,
+        { parent: parent ? new ObjectId(parent.id) : null, ancestors: toAncestorDocs(ancestors) },
+        [event],
+        now,
+      ))
+    ) {
       return this.move(slug, parentId);
     }
     const changed: Category[] = [moved];
     for (const d of descendants) {
       const next: Category = { ...d, ancestors: rebaseAncestors(d, c, ancestors), version: d.version + 1 };
-      const e = createMessage('catalog.categories.v1', 'CategoryMoved', { ...toSnapshot(next), previous_parent_id: d.parent_id }, outgoingTrace());
+      const e = createMessage(
+        'catalog.categories.v1',
+        'CategoryMoved',
+        { ...toSnapshot(next), previous_parent_id: d.parent_id },
+        outgoingTrace(),
+      );
       await this.repo.setAncestors(d, next.ancestors, [e], now);
       changed.push(next);
     }
@@ -95,9 +134,16 @@ export class CategoriesService {
   /** Only an empty category (no children, no products) can be deleted. */
   async delete(slug: string): Promise<void> {
     const c = await this.mustGet(slug);
-    if (await this.repo.hasChildren(c.id)) throw CatalogErrors.categoryNotEmpty(slug, 'it has sub-categories');
-    if ((await this.reparenter.countIn(c.id)) > 0) throw CatalogErrors.categoryNotEmpty(slug, 'it has products');
-    const event = createMessage('catalog.categories.v1', 'CategoryDeleted', { category_id: c.id, version: c.version + 1, slug: c.slug }, outgoingTrace());
+    if (await this.repo.hasChildren(c.id))
+      throw CatalogErrors.categoryNotEmpty(slug, 'it has sub-categories');
+    if ((await this.reparenter.countIn(c.id)) > 0)
+      throw CatalogErrors.categoryNotEmpty(slug, 'it has products');
+    const event = createMessage(
+      'catalog.categories.v1',
+      'CategoryDeleted',
+      { category_id: c.id, version: c.version + 1, slug: c.slug },
+      outgoingTrace(),
+    );
     if (!(await this.repo.markDeleted(c, [event], new Date()))) return this.delete(slug);
   }
 

@@ -18,5 +18,12 @@ export const toAncestorDocs = (refs: readonly AncestorRef[]): AncestorDoc[] =>
   refs.map((a) => ({ _id: new ObjectId(a.id), slug: a.slug, name: a.name }));
 
 export function toSnapshot(c: Category): Catalog.CategorySnapshot {
-  return { category_id: c.id, version: c.version, name: c.name, slug: c.slug, parent_id: c.parent_id, ancestors: [...c.ancestors] };
+  return {
+    category_id: c.id,
+    version: c.version,
+    name: c.name,
+    slug: c.slug,
+    parent_id: c.parent_id,
+    ancestors: [...c.ancestors],
+  };
 }

@@ -1,4 +1,13 @@
-import { ancestorsUnder, buildTree, Category, checkMove, productAncestry, rebaseAncestors, refOf, subtreeHeight } from './category';
+import {
+  ancestorsUnder,
+  buildTree,
+  Category,
+  checkMove,
+  productAncestry,
+  rebaseAncestors,
+  refOf,
+  subtreeHeight,
+} from './category';
 
 const cat = (id: string, name: string, parent: Category | null): Category => ({
   id,
@@ -32,7 +41,10 @@ describe('category tree rules', () => {
 
   it('refuses a move that makes the tree deeper than the limit', () => {
     expect(checkMove(phones, android, 1).ok).toBe(false);
-    const deep = [electronics, phones, smartphones, android].reduce<Category>((p, _c, i) => cat(`d${i}`, `D${i}`, p), laptops);
+    const deep = [electronics, phones, smartphones, android].reduce<Category>(
+      (p, _c, i) => cat(`d${i}`, `D${i}`, p),
+      laptops,
+    );
     expect(checkMove(phones, deep, 3)).toEqual({ ok: false, reason: 'too-deep', depth: 9 });
   });
 

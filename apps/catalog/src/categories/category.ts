@@ -28,7 +28,11 @@ export interface CategoryTreeNode {
   readonly children: CategoryTreeNode[];
 }
 
-export const refOf = (c: Pick<Category, 'id' | 'slug' | 'name'>): AncestorRef => ({ id: c.id, slug: c.slug, name: c.name });
+export const refOf = (c: Pick<Category, 'id' | 'slug' | 'name'>): AncestorRef => ({
+  id: c.id,
+  slug: c.slug,
+  name: c.name,
+});
 
 /** Ancestors of a new child of `parent` (null: a root). */
 export function ancestorsUnder(parent: Category | null): AncestorRef[] {
@@ -44,11 +48,16 @@ export function breadcrumbs(category: Category): AncestorRef[] {
   return [...category.ancestors, refOf(category)];
 }
 
-export function isInSubtreeOf(candidate: Pick<Category, 'id' | 'ancestors'>, root: Pick<Category, 'id'>): boolean {
+export function isInSubtreeOf(
+  candidate: Pick<Category, 'id' | 'ancestors'>,
+  root: Pick<Category, 'id'>,
+): boolean {
   return candidate.id === root.id || candidate.ancestors.some((a) => a.id === root.id);
 }
 
-export type MoveCheck = { readonly ok: true } | { readonly ok: false; readonly reason: 'own-subtree' | 'too-deep'; readonly depth?: number };
+export type MoveCheck =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'own-subtree' | 'too-deep'; readonly depth?: number };
 
 /**
  * A subtree may move under any parent outside itself, as long as the deepest descendant stays
@@ -65,7 +74,11 @@ export function checkMove(moved: Category, newParent: Category | null, subtreeHe
  * A descendant's ancestors after `moved` got `movedAncestors`: the part above the moved
  * category is replaced, the part below it (moved itself and what follows) is kept.
  */
-export function rebaseAncestors(descendant: Category, moved: Category, movedAncestors: readonly AncestorRef[]): AncestorRef[] {
+export function rebaseAncestors(
+  descendant: Category,
+  moved: Category,
+  movedAncestors: readonly AncestorRef[],
+): AncestorRef[] {
   const at = descendant.ancestors.findIndex((a) => a.id === moved.id);
   if (at < 0) throw new Error(`category ${descendant.id} is not below ${moved.id}`);
   return [...movedAncestors, ...descendant.ancestors.slice(at)];
@@ -79,7 +92,9 @@ export function subtreeHeight(root: Category, descendants: readonly Category[]):
 
 /** Nested tree from a flat list; children sorted by name (Russian collation). */
 export function buildTree(categories: readonly Category[]): CategoryTreeNode[] {
-  const nodes = new Map<string, CategoryTreeNode>(categories.map((c) => [c.id, { id: c.id, slug: c.slug, name: c.name, children: [] }]));
+  const nodes = new Map<string, CategoryTreeNode>(
+    categories.map((c) => [c.id, { id: c.id, slug: c.slug, name: c.name, children: [] }]),
+  );
   const roots: CategoryTreeNode[] = [];
   for (const c of categories) {
     const node = nodes.get(c.id);

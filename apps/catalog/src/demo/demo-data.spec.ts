@@ -18,7 +18,8 @@ describe('demo data', () => {
   });
 
   it('the tree is three levels deep', () => {
-    const depth = (c: (typeof DEMO_TREE)[number]): number => 1 + Math.max(0, ...(c.children ?? []).map(depth));
+    const depth = (c: (typeof DEMO_TREE)[number]): number =>
+      1 + Math.max(0, ...(c.children ?? []).map(depth));
     expect(Math.max(...DEMO_TREE.map(depth))).toBe(3);
   });
 });

@@ -17,12 +17,28 @@ describe('catalog API on real MongoDB', () => {
   const ids: Record<string, string> = {};
 
   const cat = async (name: string, slug: string, parent?: string) => {
-    const r = await http<{ id: string }>('POST', `${s.url}/categories`, { name, slug, parent_id: parent ? ids[parent] : null });
+    const r = await http<{ id: string }>('POST', `${s.url}/categories`, {
+      name,
+      slug,
+      parent_id: parent ? ids[parent] : null,
+    });
     expect(r.status).toBe(201);
     ids[slug] = r.body.id;
   };
-  const product = async (name: string, category: string, price: string, attributes: Record<string, string> = {}, pricing?: object) => {
-    const r = await http<{ id: string }>('POST', `${s.url}/products`, { name, category_id: ids[category], price, attributes, ...(pricing ? { pricing } : {}) });
+  const product = async (
+    name: string,
+    category: string,
+    price: string,
+    attributes: Record<string, string> = {},
+    pricing?: object,
+  ) => {
+    const r = await http<{ id: string }>('POST', `${s.url}/products`, {
+      name,
+      category_id: ids[category],
+      price,
+      attributes,
+      ...(pricing ? { pricing } : {}),
+    });
     expect(r.status).toBe(201);
     return r.body.id;
   };
@@ -36,8 +52,17 @@ describe('catalog API on real MongoDB', () => {
     await cat('Смартфоны', 'smartphones', 'phones');
     await cat('Android', 'android', 'smartphones');
     await cat('Ноутбуки', 'laptops', 'electronics');
-    for (let i = 0; i < 30; i++) await product(`Phone ${i}`, 'android', `${10000 + (i % 10) * 1000}.00`, { color: i % 2 ? 'black' : 'white' });
-    await product('Laptop', 'laptops', '99999.99', { color: 'black' }, { list: '120000.00', retail: '99999.99' });
+    for (let i = 0; i < 30; i++)
+      await product(`Phone ${i}`, 'android', `${10000 + (i % 10) * 1000}.00`, {
+        color: i % 2 ? 'black' : 'white',
+      });
+    await product(
+      'Laptop',
+      'laptops',
+      '99999.99',
+      { color: 'black' },
+      { list: '120000.00', retail: '99999.99' },
+    );
   });
 
   afterAll(async () => {
@@ -48,18 +73,37 @@ describe('catalog API on real MongoDB', () => {
 
   it('category tree: breadcrumbs, the whole tree, duplicate slug 409, rename propagates with the positional operator', async () => {
     const android = await http<{ breadcrumbs: { name: string }[] }>('GET', `${s.url}/categories/android`);
-    expect(android.body.breadcrumbs.map((b) => b.name)).toEqual(['Электроника', 'Телефоны', 'Смартфоны', 'Android']);
+    expect(android.body.breadcrumbs.map((b) => b.name)).toEqual([
+      'Электроника',
+      'Телефоны',
+      'Смартфоны',
+      'Android',
+    ]);
     const tree = await http<{ name: string; children: { name: string }[] }[]>('GET', `${s.url}/categories`);
     expect(tree.body[0]!.children.map((c) => c.name)).toEqual(['Ноутбуки', 'Телефоны']);
-    expect((await http<Problem>('POST', `${s.url}/categories`, { name: 'X', slug: 'phones', parent_id: null })).body.code).toBe('CATALOG.DUPLICATE_SLUG');
-    expect((await http('PATCH', `${s.url}/categories/phones`, { name: 'Мобильные телефоны' })).status).toBe(200);
+    expect(
+      (await http<Problem>('POST', `${s.url}/categories`, { name: 'X', slug: 'phones', parent_id: null }))
+        .body.code,
+    ).toBe('CATALOG.DUPLICATE_SLUG');
+    expect((await http('PATCH', `${s.url}/categories/phones`, { name: 'Мобильные телефоны' })).status).toBe(
+      200,
+    );
     const after = await http<{ breadcrumbs: { name: string }[] }>('GET', `${s.url}/categories/android`);
-    expect(after.body.breadcrumbs.map((b) => b.name)).toEqual(['Электроника', 'Мобильные телефоны', 'Смартфоны', 'Android']);
+    expect(after.body.breadcrumbs.map((b) => b.name)).toEqual([
+      'Электроника',
+      'Мобильные телефоны',
+      'Смартфоны',
+      'Android',
+    ]);
   });
 
   it('delete only when empty; unknown slug 404', async () => {
-    expect((await http<Problem>('DELETE', `${s.url}/categories/laptops`)).body.code).toBe('CATALOG.CATEGORY_NOT_EMPTY');
-    expect((await http<Problem>('DELETE', `${s.url}/categories/phones`)).body.code).toBe('CATALOG.CATEGORY_NOT_EMPTY');
+    expect((await http<Problem>('DELETE', `${s.url}/categories/laptops`)).body.code).toBe(
+      'CATALOG.CATEGORY_NOT_EMPTY',
+    );
+    expect((await http<Problem>('DELETE', `${s.url}/categories/phones`)).body.code).toBe(
+      'CATALOG.CATEGORY_NOT_EMPTY',
+    );
     await cat('Пустая', 'empty', 'electronics');
     expect((await http('DELETE', `${s.url}/categories/empty`)).status).toBe(204);
     expect((await http('GET', `${s.url}/categories/empty`)).status).toBe(404);
@@ -68,15 +112,56 @@ describe('catalog API on real MongoDB', () => {
 
   it.each([
     ['malformed id', 'GET', '/products/123', undefined, 'params.id'],
-    ['unknown category', 'POST', '/products', { name: 'x', category_id: '65f000000000000000000000', price: '1.00' }, 'body.category_id'],
+    [
+      'unknown category',
+      'POST',
+      '/products',
+      { name: 'x', category_id: '65f000000000000000000000', price: '1.00' },
+      'body.category_id',
+    ],
     ['negative price', 'POST', '/products', { name: 'x', category_id: 'CAT', price: '-1.00' }, 'body.price'],
     ['NaN price', 'POST', '/products', { name: 'x', category_id: 'CAT', price: 'NaN' }, 'body.price'],
-    ['huge price', 'POST', '/products', { name: 'x', category_id: 'CAT', price: '1000000000000.00' }, 'body.price'],
+    [
+      'huge price',
+      'POST',
+      '/products',
+      { name: 'x', category_id: 'CAT', price: '1000000000000.00' },
+      'body.price',
+    ],
     ['float price', 'POST', '/products', { name: 'x', category_id: 'CAT', price: 12.5 }, 'body.price'],
-    ['$where in body', 'POST', '/products', { name: 'x', category_id: 'CAT', price: '1.00', $where: 'sleep(1000)' }, 'body'],
-    ['operator as a value', 'POST', '/products', { name: { $gt: '' }, category_id: 'CAT', price: '1.00' }, 'body.name'],
-    ['operator attribute key', 'POST', '/products', { name: 'x', category_id: 'CAT', price: '1.00', attributes: { $set: 'x' } }, 'body.attributes.$set'],
-    ['oversized attributes', 'POST', '/products', { name: 'x', category_id: 'CAT', price: '1.00', attributes: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`a${i}`, 'v'])) }, 'body.attributes'],
+    [
+      '$where in body',
+      'POST',
+      '/products',
+      { name: 'x', category_id: 'CAT', price: '1.00', $where: 'sleep(1000)' },
+      'body',
+    ],
+    [
+      'operator as a value',
+      'POST',
+      '/products',
+      { name: { $gt: '' }, category_id: 'CAT', price: '1.00' },
+      'body.name',
+    ],
+    [
+      'operator attribute key',
+      'POST',
+      '/products',
+      { name: 'x', category_id: 'CAT', price: '1.00', attributes: { $set: 'x' } },
+      'body.attributes.$set',
+    ],
+    [
+      'oversized attributes',
+      'POST',
+      '/products',
+      {
+        name: 'x',
+        category_id: 'CAT',
+        price: '1.00',
+        attributes: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`a${i}`, 'v'])),
+      },
+      'body.attributes',
+    ],
     ['price[$gt] in query', 'GET', '/products?price[$gt]=0', undefined, 'query'],
     ['min_price[$ne] in query', 'GET', '/products?min_price[$ne]=1', undefined, 'query'],
     ['limit too big', 'GET', '/products?limit=1000', undefined, 'query.limit'],
@@ -85,7 +170,10 @@ describe('catalog API on real MongoDB', () => {
     ['bad attribute filter', 'GET', '/products?attributes=$where:1', undefined, 'query.attributes'],
   ])('%s → 400 naming the field, nothing written', async (_name, method, path, body, field) => {
     const before = await db.collection(PRODUCTS).countDocuments();
-    const payload = body && typeof body === 'object' && 'category_id' in body && body.category_id === 'CAT' ? { ...body, category_id: ids['android'] } : body;
+    const payload =
+      body && typeof body === 'object' && 'category_id' in body && body.category_id === 'CAT'
+        ? { ...body, category_id: ids['android'] }
+        : body;
     const r = await http<Problem>(method, `${s.url}${path}`, payload);
     expect(r.status).toBe(400);
     expect(r.body.errors.map((e) => e.field)).toContain(field);
@@ -106,10 +194,19 @@ describe('catalog API on real MongoDB', () => {
     } while (cursor && pages < 20);
     expect(seen).toHaveLength(16); // 15 black phones + the laptop
     expect(new Set(seen).size).toBe(16);
-    const direct = await http<Page>('GET', `${s.url}/products?category_id=${ids['electronics']}&include_subcategories=false`);
+    const direct = await http<Page>(
+      'GET',
+      `${s.url}/products?category_id=${ids['electronics']}&include_subcategories=false`,
+    );
     expect(direct.body.items).toHaveLength(0);
-    const range = await http<Page>('GET', `${s.url}/products?category_id=${ids['android']}&min_price=12000.00&max_price=13000.00&sort=price_desc&limit=100`);
-    expect(range.body.items.map((i) => i.price)).toEqual([...Array(3).fill('13000.00'), ...Array(3).fill('12000.00')]);
+    const range = await http<Page>(
+      'GET',
+      `${s.url}/products?category_id=${ids['android']}&min_price=12000.00&max_price=13000.00&sort=price_desc&limit=100`,
+    );
+    expect(range.body.items.map((i) => i.price)).toEqual([
+      ...Array(3).fill('13000.00'),
+      ...Array(3).fill('12000.00'),
+    ]);
     const discount = await http<Page>('GET', `${s.url}/products?sort=discount&limit=1`);
     expect(discount.body.items[0]!.price).toBe('99999.99');
   });
@@ -131,8 +228,16 @@ describe('catalog API on real MongoDB', () => {
         };
         const q = buildSearch(p);
         const stages = planStages(await repo.explain(q));
-        expect({ sort, scope, stages: stages.filter((x) => x.stage === 'COLLSCAN') }).toEqual({ sort, scope, stages: [] });
-        expect({ sort, scope, ixscan: stages.find((x) => x.stage === 'IXSCAN')?.indexName }).toEqual({ sort, scope, ixscan: q.index });
+        expect({ sort, scope, stages: stages.filter((x) => x.stage === 'COLLSCAN') }).toEqual({
+          sort,
+          scope,
+          stages: [],
+        });
+        expect({ sort, scope, ixscan: stages.find((x) => x.stage === 'IXSCAN')?.indexName }).toEqual({
+          sort,
+          scope,
+          ixscan: q.index,
+        });
       }
     }
   });
@@ -144,7 +249,11 @@ function planStages(explain: unknown): { stage: string; indexName?: string }[] {
     if (Array.isArray(n)) return n.forEach(walk);
     if (n === null || typeof n !== 'object') return;
     const o = n as Record<string, unknown>;
-    if (typeof o['stage'] === 'string') out.push({ stage: o['stage'], ...(typeof o['indexName'] === 'string' ? { indexName: o['indexName'] } : {}) });
+    if (typeof o['stage'] === 'string')
+      out.push({
+        stage: o['stage'],
+        ...(typeof o['indexName'] === 'string' ? { indexName: o['indexName'] } : {}),
+      });
     Object.values(o).forEach(walk);
   };
   const e = explain as Record<string, unknown>;

@@ -23,10 +23,15 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
   const cats: Record<string, Cat> = {};
   let productId = '';
 
-  const listing = async (slug: string): Promise<Listing> => (await http<Listing>('GET', `${s.url}/categories/${slug}/products?limit=100`)).body;
+  const listing = async (slug: string): Promise<Listing> =>
+    (await http<Listing>('GET', `${s.url}/categories/${slug}/products?limit=100`)).body;
   const listed = async (slug: string, id: string) => (await listing(slug)).items.find((i) => i.id === id);
   const mkCat = async (name: string, slug: string, parent?: string): Promise<Cat> => {
-    const r = await http<Cat>('POST', `${s.url}/categories`, { name, slug, parent_id: parent ? cats[parent]!.id : null });
+    const r = await http<Cat>('POST', `${s.url}/categories`, {
+      name,
+      slug,
+      parent_id: parent ? cats[parent]!.id : null,
+    });
     expect(r.status).toBe(201);
     return (cats[slug] = r.body);
   };
@@ -69,36 +74,72 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
     productId = r.body.id;
     await waitFor(() => listed('android', productId), 30_000, 'product in android listing');
     expect(await listed('phones', productId)).toBeDefined();
-    expect(await listed('electronics', productId)).toMatchObject({ price: '79999.90', category_id: cats['android']!.id });
+    expect(await listed('electronics', productId)).toMatchObject({
+      price: '79999.90',
+      category_id: cats['android']!.id,
+    });
     expect(await listed('ios', productId)).toBeUndefined();
     const card = await http<Record<string, unknown>>('GET', `${s.url}/products/${productId}/card`);
-    expect(card.body).toMatchObject({ id: productId, price: '79999.90', pricing: { list: '89999.90', retail: '79999.90', pct_savings: 11 }, version: 1 });
+    expect(card.body).toMatchObject({
+      id: productId,
+      price: '79999.90',
+      pricing: { list: '89999.90', retail: '79999.90', pct_savings: 11 },
+      version: 1,
+    });
     const metrics = await (await fetch(`${s.projectorUrl}/metrics`)).text();
     expect(metrics).toMatch(/catalog_projection_lag_seconds_count\{type="ProductCreated"\} [1-9]/);
   });
 
   it('a price change reaches the listing and the card', async () => {
     expect((await http('PATCH', `${s.url}/products/${productId}`, { price: '74999.00' })).status).toBe(200);
-    await waitFor(async () => (await listed('electronics', productId))?.price === '74999.00', 30_000, 'new price in listing');
-    expect((await http('GET', `${s.url}/products/${productId}/card`)).body).toMatchObject({ price: '74999.00', version: 2 });
+    await waitFor(
+      async () => (await listed('electronics', productId))?.price === '74999.00',
+      30_000,
+      'new price in listing',
+    );
+    expect((await http('GET', `${s.url}/products/${productId}/card`)).body).toMatchObject({
+      price: '74999.00',
+      version: 2,
+    });
   });
 
   it('moving the product to another category removes the old row and adds the new one', async () => {
-    expect((await http('PATCH', `${s.url}/products/${productId}`, { category_id: cats['ios']!.id })).status).toBe(200);
-    await waitFor(async () => (await listed('ios', productId)) !== undefined && (await listed('android', productId)) === undefined, 30_000, 'moved in the read side');
+    expect(
+      (await http('PATCH', `${s.url}/products/${productId}`, { category_id: cats['ios']!.id })).status,
+    ).toBe(200);
+    await waitFor(
+      async () =>
+        (await listed('ios', productId)) !== undefined && (await listed('android', productId)) === undefined,
+      30_000,
+      'moved in the read side',
+    );
     expect(await listed('phones', productId)).toBeDefined();
   });
 
   it('moving a category subtree re-ancestors its products: the read side follows', async () => {
-    const moved = await http<Cat>('POST', `${s.url}/categories/phones/move`, { parent_id: cats['gadgets']!.id });
+    const moved = await http<Cat>('POST', `${s.url}/categories/phones/move`, {
+      parent_id: cats['gadgets']!.id,
+    });
     expect(moved.status).toBe(200);
-    await waitFor(async () => (await listed('gadgets', productId)) !== undefined && (await listed('electronics', productId)) === undefined, 30_000, 'subtree move projected');
+    await waitFor(
+      async () =>
+        (await listed('gadgets', productId)) !== undefined &&
+        (await listed('electronics', productId)) === undefined,
+      30_000,
+      'subtree move projected',
+    );
     const ios = await http<{ breadcrumbs: { slug: string }[] }>('GET', `${s.url}/categories/ios`);
     expect(ios.body.breadcrumbs.map((b) => b.slug)).toEqual(['gadgets', 'phones', 'ios']);
     const product = await http<{ ancestors: string[] }>('GET', `${s.url}/products/${productId}`);
     expect(product.body.ancestors).toEqual([cats['gadgets']!.id, cats['phones']!.id, cats['ios']!.id]);
     // Moving a category under its own descendant is refused.
-    expect((await http<{ code: string }>('POST', `${s.url}/categories/phones/move`, { parent_id: cats['ios']!.id })).body.code).toBe('CATALOG.MOVE_INTO_OWN_SUBTREE');
+    expect(
+      (
+        await http<{ code: string }>('POST', `${s.url}/categories/phones/move`, {
+          parent_id: cats['ios']!.id,
+        })
+      ).body.code,
+    ).toBe('CATALOG.MOVE_INTO_OWN_SUBTREE');
   });
 
   let beforeDelete: Rows;
@@ -107,7 +148,11 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
     beforeDelete = await rowsOf(cass, productId);
     expect(beforeDelete.byCategory).toHaveLength(3);
     expect((await http('DELETE', `${s.url}/products/${productId}`)).status).toBe(204);
-    await waitFor(async () => (await http('GET', `${s.url}/products/${productId}/card`)).status === 404, 30_000, 'card deleted');
+    await waitFor(
+      async () => (await http('GET', `${s.url}/products/${productId}/card`)).status === 404,
+      30_000,
+      'card deleted',
+    );
     expect(await rowsOf(cass, productId)).toEqual({ byId: [], byCategory: [] });
     expect(await listed('gadgets', productId)).toBeUndefined();
   });
@@ -125,7 +170,9 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
     const inOrder = await replay(beforeDeleteEvents);
     expect(inOrder).toEqual(beforeDelete);
     for (const seed of [1, 2, 3]) {
-      expect(await replay(shuffle([...beforeDeleteEvents, ...beforeDeleteEvents], seed))).toEqual(beforeDelete);
+      expect(await replay(shuffle([...beforeDeleteEvents, ...beforeDeleteEvents], seed))).toEqual(
+        beforeDelete,
+      );
       expect(await replay(shuffle([...events, ...events], seed))).toEqual({ byId: [], byCategory: [] });
     }
   });
@@ -141,7 +188,10 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
       schema: readModelSchema,
     });
     try {
-      const projector = new ProjectorService(new ReadModelRepository(client), s.config.CATALOG_LISTING_BUCKETS);
+      const projector = new ProjectorService(
+        new ReadModelRepository(client),
+        s.config.CATALOG_LISTING_BUCKETS,
+      );
       for (const e of events) await projector.apply(e);
       return await rowsOf(client, productId);
     } finally {
@@ -157,8 +207,12 @@ interface Rows {
 }
 
 async function rowsOf(client: Client, productId: string): Promise<Rows> {
-  const byId = (await client.execute('SELECT * FROM products_by_id WHERE product_id = ?', [productId], { prepare: true })).rows;
-  const all = (await client.execute('SELECT * FROM products_by_category', [], { prepare: true, fetchSize: 5000 })).rows;
+  const byId = (
+    await client.execute('SELECT * FROM products_by_id WHERE product_id = ?', [productId], { prepare: true })
+  ).rows;
+  const all = (
+    await client.execute('SELECT * FROM products_by_category', [], { prepare: true, fetchSize: 5000 })
+  ).rows;
   const norm = (r: Record<string, unknown>) => JSON.parse(JSON.stringify(r)) as Record<string, unknown>;
   return {
     byId: byId.map(norm),
@@ -171,7 +225,7 @@ async function rowsOf(client: Client, productId: string): Promise<Rows> {
 
 function shuffle<T>(items: T[], seed: number): T[] {
   let x = seed * 2654435761;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];

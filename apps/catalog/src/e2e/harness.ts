@@ -92,7 +92,11 @@ export interface Res<T = Record<string, unknown>> {
   readonly body: T;
 }
 
-export async function http<T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<Res<T>> {
+export async function http<T = Record<string, unknown>>(
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<Res<T>> {
   const res = await fetch(url, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },

@@ -6,7 +6,12 @@ import { idParam, price, slugParam } from '../shared/http-schemas';
 import { ListingService } from './listing.service';
 
 const ListingQuery = z.strictObject({
-  limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number 1..100').transform(Number).pipe(z.number().int().min(1).max(100)).default(20),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'must be a whole number 1..100')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(100))
+    .default(20),
   cursor: z.string().max(200).optional(),
 });
 
@@ -16,7 +21,9 @@ export class ListingController {
   constructor(private readonly listing: ListingService) {}
 
   @Get('categories/:slug/products')
-  @ApiOperation({ summary: 'New in this category (and its sub-categories), newest first, from Cassandra; opaque cursor' })
+  @ApiOperation({
+    summary: 'New in this category (and its sub-categories), newest first, from Cassandra; opaque cursor',
+  })
   @ApiQuery({ name: 'limit', required: false, example: 20 })
   @ApiQuery({ name: 'cursor', required: false })
   @ApiResponse({ status: 404, description: 'CATALOG.CATEGORY_NOT_FOUND' })
@@ -54,7 +61,13 @@ export class ListingController {
       currency: p.currency,
       attributes: p.attributes,
       ...(p.list_price !== null && p.retail_price !== null
-        ? { pricing: { list: price(p.list_price), retail: price(p.retail_price), pct_savings: p.pct_savings ?? 0 } }
+        ? {
+            pricing: {
+              list: price(p.list_price),
+              retail: price(p.retail_price),
+              pct_savings: p.pct_savings ?? 0,
+            },
+          }
         : {}),
       version: p.version,
       created_at: p.created_at.toISOString(),

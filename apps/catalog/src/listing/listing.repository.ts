@@ -4,7 +4,8 @@ import { CASSANDRA } from '@mw/persistence';
 import { ListingRow, ProductRow } from '../projection/read-model';
 import { ListingPosition } from './listing';
 
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : v instanceof types.Long ? v.toNumber() : Number(v));
+const num = (v: unknown): number | null =>
+  v === null || v === undefined ? null : v instanceof types.Long ? v.toNumber() : Number(v);
 
 /** Reads of the Cassandra read model (LOCAL_QUORUM, prepared). */
 @Injectable()
@@ -12,17 +13,27 @@ export class ListingRepository {
   constructor(@Inject(CASSANDRA) private readonly client: Client) {}
 
   /** One bucket of a category, newest first, strictly after `after`. */
-  async bucketPage(categoryId: string, bucket: number, limit: number, after: ListingPosition | null): Promise<ListingRow[]> {
-    const cols = 'category_id, bucket, created_at, product_id, name, price, attributes, pct_savings, product_category_id, version';
+  async bucketPage(
+    categoryId: string,
+    bucket: number,
+    limit: number,
+    after: ListingPosition | null,
+  ): Promise<ListingRow[]> {
+    const cols =
+      'category_id, bucket, created_at, product_id, name, price, attributes, pct_savings, product_category_id, version';
     const rs = after
       ? await this.client.execute(
           `SELECT ${cols} FROM products_by_category WHERE category_id = ? AND bucket = ? AND (created_at, product_id) < (?, ?) LIMIT ?`,
           [categoryId, bucket, after.created_at, after.product_id, limit],
           { prepare: true },
         )
-      : await this.client.execute(`SELECT ${cols} FROM products_by_category WHERE category_id = ? AND bucket = ? LIMIT ?`, [categoryId, bucket, limit], {
-          prepare: true,
-        });
+      : await this.client.execute(
+          `SELECT ${cols} FROM products_by_category WHERE category_id = ? AND bucket = ? LIMIT ?`,
+          [categoryId, bucket, limit],
+          {
+            prepare: true,
+          },
+        );
     return rs.rows.map((r) => ({
       category_id: r['category_id'] as string,
       bucket: r['bucket'] as number,
@@ -38,24 +49,33 @@ export class ListingRepository {
   }
 
   async product(id: string): Promise<ProductRow | null> {
-    const rs = await this.client.execute('SELECT * FROM products_by_id WHERE product_id = ?', [id], { prepare: true });
+    const rs = await this.client.execute('SELECT * FROM products_by_id WHERE product_id = ?', [id], {
+      prepare: true,
+    });
     const r = rs.first();
     return r ? toProductRow(r) : null;
   }
 
   /** Every product row (verify): paged through the driver. */
   async *allProducts(): AsyncGenerator<ProductRow> {
-    for await (const r of this.client.stream('SELECT * FROM products_by_id', [], { prepare: true, fetchSize: 500 }) as unknown as AsyncIterable<types.Row>) {
+    for await (const r of this.client.stream('SELECT * FROM products_by_id', [], {
+      prepare: true,
+      fetchSize: 500,
+    }) as unknown as AsyncIterable<types.Row>) {
       yield toProductRow(r);
     }
   }
 
   /** Every listing row (verify): paged through the driver. */
   async *allRows(): AsyncGenerator<ListingRow> {
-    const it = this.client.stream('SELECT category_id, bucket, created_at, product_id, name, price, attributes, pct_savings, product_category_id, version FROM products_by_category', [], {
-      prepare: true,
-      fetchSize: 1000,
-    }) as unknown as AsyncIterable<types.Row>;
+    const it = this.client.stream(
+      'SELECT category_id, bucket, created_at, product_id, name, price, attributes, pct_savings, product_category_id, version FROM products_by_category',
+      [],
+      {
+        prepare: true,
+        fetchSize: 1000,
+      },
+    ) as unknown as AsyncIterable<types.Row>;
     for await (const r of it) {
       yield {
         category_id: r['category_id'] as string,

@@ -32,9 +32,15 @@ export class ListingService {
   }
 
   /** Reads limit+1 from every bucket in parallel, merges, cuts. */
-  async newest(categoryId: string, limit: number, after: ReturnType<typeof decodeListingCursor>): Promise<{ items: ListingRow[]; next_cursor: string | null }> {
+  async newest(
+    categoryId: string,
+    limit: number,
+    after: ReturnType<typeof decodeListingCursor>,
+  ): Promise<{ items: ListingRow[]; next_cursor: string | null }> {
     const buckets = Array.from({ length: this.config.CATALOG_LISTING_BUCKETS }, (_, b) => b);
-    const pages = await Promise.all(buckets.map((b) => this.repo.bucketPage(categoryId, b, limit + 1, after)));
+    const pages = await Promise.all(
+      buckets.map((b) => this.repo.bucketPage(categoryId, b, limit + 1, after)),
+    );
     const { items, more } = mergeNewest(pages, limit);
     const last = items[items.length - 1];
     return { items, next_cursor: more && last ? encodeListingCursor(last) : null };

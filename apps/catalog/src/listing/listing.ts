@@ -14,7 +14,10 @@ export function compareNewest(a: ListingPosition, b: ListingPosition): number {
   return a.product_id < b.product_id ? 1 : a.product_id > b.product_id ? -1 : 0;
 }
 
-export function mergeNewest<T extends ListingPosition>(pages: readonly (readonly T[])[], limit: number): { items: T[]; more: boolean } {
+export function mergeNewest<T extends ListingPosition>(
+  pages: readonly (readonly T[])[],
+  limit: number,
+): { items: T[]; more: boolean } {
   const all = pages.flat().sort(compareNewest);
   return { items: all.slice(0, limit), more: all.length > limit };
 }
@@ -28,7 +31,14 @@ export function decodeListingCursor(text: string): ListingPosition | null {
     const v: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
     if (!Array.isArray(v) || v.length !== 2) return null;
     const [t, id] = v as unknown[];
-    if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || typeof id !== 'string' || !/^[0-9a-f]{24}$/.test(id)) return null;
+    if (
+      typeof t !== 'number' ||
+      !Number.isSafeInteger(t) ||
+      t < 0 ||
+      typeof id !== 'string' ||
+      !/^[0-9a-f]{24}$/.test(id)
+    )
+      return null;
     return { created_at: new Date(t), product_id: id };
   } catch {
     return null;

@@ -1,4 +1,10 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { KafkaPublisher, OutboxRelay } from '@mw/messaging';
@@ -20,7 +26,15 @@ export class CatalogOutbox implements OnModuleInit, OnApplicationBootstrap, OnAp
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(CATALOG_CONFIG) private readonly config: CatalogConfig,
   ) {
-    this.relay = new OutboxRelay({ db, collections: OUTBOX_COLLECTIONS, publisher, logger, name: 'catalog', registry: metrics.registry, pollIntervalMs: 100 });
+    this.relay = new OutboxRelay({
+      db,
+      collections: OUTBOX_COLLECTIONS,
+      publisher,
+      logger,
+      name: 'catalog',
+      registry: metrics.registry,
+      pollIntervalMs: 100,
+    });
   }
 
   async onModuleInit(): Promise<void> {

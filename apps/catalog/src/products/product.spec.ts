@@ -29,7 +29,9 @@ describe('product changes', () => {
   });
 
   it('a changed ancestry of the same category is also a category change (the tree moved)', () => {
-    expect(applyChange(base, { category: { id: 'c3', ancestors: ['c7', 'c3'] } }, t1).event).toBe('ProductCategoryChanged');
+    expect(applyChange(base, { category: { id: 'c3', ancestors: ['c7', 'c3'] } }, t1).event).toBe(
+      'ProductCategoryChanged',
+    );
   });
 
   it('name, attributes or pricing changes are ProductUpdated; pricing gets its savings computed', () => {
@@ -47,6 +49,10 @@ describe('product changes', () => {
   });
 
   it('snapshots carry ISO dates and the version', () => {
-    expect(toSnapshot(base)).toMatchObject({ product_id: base.id, version: 3, created_at: '2026-01-01T00:00:00.000Z' });
+    expect(toSnapshot(base)).toMatchObject({
+      product_id: base.id,
+      version: 3,
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
   });
 });

@@ -50,12 +50,19 @@ export function applyChange(p: Product, change: ProductChange, now: Date): Chang
     ancestors: change.category?.ancestors ?? p.ancestors,
     price: change.price ?? p.price,
     attributes: change.attributes ?? p.attributes,
-    pricing: change.pricing === undefined ? p.pricing : change.pricing === null ? undefined : pricingOf(change.pricing),
+    pricing:
+      change.pricing === undefined
+        ? p.pricing
+        : change.pricing === null
+          ? undefined
+          : pricingOf(change.pricing),
   };
   const categoryChanged = next.category_id !== p.category_id || !sameList(next.ancestors, p.ancestors);
   const priceChanged = next.price !== p.price;
   const otherChanged =
-    next.name !== p.name || !sameRecord(next.attributes, p.attributes) || JSON.stringify(next.pricing) !== JSON.stringify(p.pricing);
+    next.name !== p.name ||
+    !sameRecord(next.attributes, p.attributes) ||
+    JSON.stringify(next.pricing) !== JSON.stringify(p.pricing);
   const event: ChangeEvent | null = categoryChanged
     ? 'ProductCategoryChanged'
     : priceChanged && !otherChanged
@@ -83,7 +90,8 @@ export function toSnapshot(p: Product): Catalog.ProductSnapshot {
   };
 }
 
-const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
   const ka = Object.keys(a);

@@ -31,7 +31,16 @@ export class ProductsReparenter {
         if (!ancestors) break; // moved to another category meanwhile
         const { next, event } = applyChange(p, { category: { id: p.category_id, ancestors } }, new Date());
         if (!event) break;
-        const msg = createMessage('catalog.products.v1', 'ProductCategoryChanged', { ...toSnapshotOf(next), previous_category_id: p.category_id, previous_ancestors: [...p.ancestors] }, outgoingTrace());
+        const msg = createMessage(
+          'catalog.products.v1',
+          'ProductCategoryChanged',
+          {
+            ...toSnapshotOf(next),
+            previous_category_id: p.category_id,
+            previous_ancestors: [...p.ancestors],
+          },
+          outgoingTrace(),
+        );
         if (await this.repo.replace(next, p.version, [msg])) {
           changed++;
           break;

@@ -3,10 +3,12 @@ import { Attributes, ObjectIdParam, PriceInput, price } from '../shared/http-sch
 import { Product } from './product';
 
 const Name = z.string().trim().min(1).max(300);
-const PricingInput = z.strictObject({ list: PriceInput, retail: PriceInput }).refine((p) => p.retail <= p.list, {
-  message: 'retail must not exceed list',
-  path: ['retail'],
-});
+const PricingInput = z
+  .strictObject({ list: PriceInput, retail: PriceInput })
+  .refine((p) => p.retail <= p.list, {
+    message: 'retail must not exceed list',
+    path: ['retail'],
+  });
 
 export const CreateProductBody = z.strictObject({
   name: Name,
@@ -54,7 +56,15 @@ export function toView(p: Product): ProductView {
     price: price(p.price),
     currency: p.currency,
     attributes: p.attributes,
-    ...(p.pricing ? { pricing: { list: price(p.pricing.list), retail: price(p.pricing.retail), pct_savings: p.pricing.pct_savings } } : {}),
+    ...(p.pricing
+      ? {
+          pricing: {
+            list: price(p.pricing.list),
+            retail: price(p.pricing.retail),
+            pct_savings: p.pricing.pct_savings,
+          },
+        }
+      : {}),
     version: p.version,
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),

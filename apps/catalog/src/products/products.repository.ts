@@ -32,7 +32,11 @@ export class ProductsRepository {
   }
 
   /** Replaces the product if it is still at `expectedVersion`; false if it changed meanwhile. */
-  async replace(next: Product, expectedVersion: number, events: readonly OutgoingMessage[]): Promise<boolean> {
+  async replace(
+    next: Product,
+    expectedVersion: number,
+    events: readonly OutgoingMessage[],
+  ): Promise<boolean> {
     const { created_at: _created, ...fields } = toFields(next);
     const unset: Document = next.pricing ? {} : { $unset: { pricing: '' } };
     const res = await this.coll.updateOne(
@@ -42,7 +46,12 @@ export class ProductsRepository {
     return res.modifiedCount === 1;
   }
 
-  async markDeleted(p: Product, version: number, now: Date, events: readonly OutgoingMessage[]): Promise<boolean> {
+  async markDeleted(
+    p: Product,
+    version: number,
+    now: Date,
+    events: readonly OutgoingMessage[],
+  ): Promise<boolean> {
     const res = await this.coll.updateOne(
       { _id: new ObjectId(p.id), version: p.version, ...LIVE },
       { $set: { deleted_at: now, updated_at: now, version }, ...outboxPush(events, now) },
@@ -56,7 +65,10 @@ export class ProductsRepository {
 
   /** Live products whose category is one of `categoryIds` (for re-ancestry after a tree move). */
   inCategories(categoryIds: readonly string[]): FindCursor<ProductDoc> {
-    return this.coll.find({ category_id: { $in: categoryIds.map((c) => new ObjectId(c)) }, ...LIVE }, { projection: { _outbox: 0 } });
+    return this.coll.find(
+      { category_id: { $in: categoryIds.map((c) => new ObjectId(c)) }, ...LIVE },
+      { projection: { _outbox: 0 } },
+    );
   }
 
   /** Every product document including tombstones (rebuild/verify), in _id order. */

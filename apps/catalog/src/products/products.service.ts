@@ -33,7 +33,10 @@ export class ProductsService {
   ) {}
 
   /** `id`/`now` (created_at) are given by the seed (deterministic, idempotent); the API lets them default. */
-  async create(input: NewProduct, opts: { id?: string; now?: Date } = {}): Promise<{ product: Product; created: boolean }> {
+  async create(
+    input: NewProduct,
+    opts: { id?: string; now?: Date } = {},
+  ): Promise<{ product: Product; created: boolean }> {
     const category = await this.categories.findById(input.category_id);
     if (!category) throw CatalogErrors.unknownCategory('body.category_id', input.category_id);
     const now = opts.now ?? new Date();
@@ -50,7 +53,12 @@ export class ProductsService {
       created_at: now,
       updated_at: now,
     };
-    const event = createMessage('catalog.products.v1', 'ProductCreated', toSnapshot(product), outgoingTrace());
+    const event = createMessage(
+      'catalog.products.v1',
+      'ProductCreated',
+      toSnapshot(product),
+      outgoingTrace(),
+    );
     const created = await this.repo.insert(product, [event]);
     return { product: created ? product : ((await this.repo.findById(product.id)) ?? product), created };
   }
@@ -82,7 +90,14 @@ export class ProductsService {
       const event = createMessage(
         'catalog.products.v1',
         'ProductDeleted',
-        { product_id: p.id, version, category_id: p.category_id, ancestors: [...p.ancestors], created_at: p.created_at.toISOString(), deleted_at: now.toISOString() },
+        {
+          product_id: p.id,
+          version,
+          category_id: p.category_id,
+          ancestors: [...p.ancestors],
+          created_at: p.created_at.toISOString(),
+          deleted_at: now.toISOString(),
+        },
         outgoingTrace(),
         now,
       );
@@ -112,9 +127,21 @@ export class ProductsService {
     const trace = outgoingTrace();
     switch (type) {
       case 'ProductCategoryChanged':
-        return createMessage('catalog.products.v1', type, { ...snap, previous_category_id: prev.category_id, previous_ancestors: [...prev.ancestors] }, trace, next.updated_at);
+        return createMessage(
+          'catalog.products.v1',
+          type,
+          { ...snap, previous_category_id: prev.category_id, previous_ancestors: [...prev.ancestors] },
+          trace,
+          next.updated_at,
+        );
       case 'ProductPriceChanged':
-        return createMessage('catalog.products.v1', type, { ...snap, previous_price: prev.price }, trace, next.updated_at);
+        return createMessage(
+          'catalog.products.v1',
+          type,
+          { ...snap, previous_price: prev.price },
+          trace,
+          next.updated_at,
+        );
       case 'ProductUpdated':
         return createMessage('catalog.products.v1', type, snap, trace, next.updated_at);
     }

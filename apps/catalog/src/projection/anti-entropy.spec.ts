@@ -34,9 +34,13 @@ describe('anti-entropy diff', () => {
   });
 
   it('finds missing, stale and extra rows', () => {
-    const kinds = diffRows(new Map([[src.product_id, src]]), [row('tv', 2), row('lcd')], 8).map((m) => m.kind).sort();
+    const kinds = diffRows(new Map([[src.product_id, src]]), [row('tv', 2), row('lcd')], 8)
+      .map((m) => m.kind)
+      .sort();
     expect(kinds).toEqual(['extra-row', 'missing-row', 'stale-row']);
-    expect(diffProduct(src, { ...productRow(src), version: 2 }, src.product_id)[0]?.kind).toBe('stale-product');
+    expect(diffProduct(src, { ...productRow(src), version: 2 }, src.product_id)[0]?.kind).toBe(
+      'stale-product',
+    );
     expect(diffProduct(src, undefined, src.product_id)[0]?.kind).toBe('missing-product');
   });
 

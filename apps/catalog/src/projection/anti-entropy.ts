@@ -9,23 +9,40 @@ export interface SourceProduct extends SnapshotLike {
 }
 
 export type Mismatch =
-  | { readonly kind: 'missing-product' | 'stale-product'; readonly product_id: string; readonly detail: string }
+  | {
+      readonly kind: 'missing-product' | 'stale-product';
+      readonly product_id: string;
+      readonly detail: string;
+    }
   | { readonly kind: 'extra-product'; readonly product_id: string; readonly version: number }
-  | { readonly kind: 'missing-row' | 'stale-row'; readonly product_id: string; readonly category_id: string; readonly detail: string }
+  | {
+      readonly kind: 'missing-row' | 'stale-row';
+      readonly product_id: string;
+      readonly category_id: string;
+      readonly detail: string;
+    }
   | { readonly kind: 'extra-row'; readonly row: CategoryRow; readonly product_id: string };
 
-const rowKey = (r: CategoryRow): string => `${r.category_id}|${r.bucket}|${r.created_at.getTime()}|${r.product_id}`;
+const rowKey = (r: CategoryRow): string =>
+  `${r.category_id}|${r.bucket}|${r.created_at.getTime()}|${r.product_id}`;
 
 /** Compares one product's expected state with the rows found for it. */
-export function diffProduct(src: SourceProduct | undefined, row: ProductRow | undefined, productId: string): Mismatch[] {
-  if (!src || src.deleted) return row ? [{ kind: 'extra-product', product_id: productId, version: row.version }] : [];
+export function diffProduct(
+  src: SourceProduct | undefined,
+  row: ProductRow | undefined,
+  productId: string,
+): Mismatch[] {
+  if (!src || src.deleted)
+    return row ? [{ kind: 'extra-product', product_id: productId, version: row.version }] : [];
   if (!row) return [{ kind: 'missing-product', product_id: productId, detail: `version ${src.version}` }];
   const problems: string[] = [];
   if (row.version !== src.version) problems.push(`version ${row.version} ≠ ${src.version}`);
   if (row.price !== src.price) problems.push(`price ${row.price} ≠ ${src.price}`);
   if (row.name !== src.name) problems.push('name');
   if (row.category_id !== src.category_id) problems.push(`category ${row.category_id} ≠ ${src.category_id}`);
-  return problems.length ? [{ kind: 'stale-product', product_id: productId, detail: problems.join(', ') }] : [];
+  return problems.length
+    ? [{ kind: 'stale-product', product_id: productId, detail: problems.join(', ') }]
+    : [];
 }
 
 /** Listing rows that should exist for live products (the fan-out over ancestors). */
@@ -33,18 +50,38 @@ export function expectedRows(src: SourceProduct, buckets: number): CategoryRow[]
   if (src.deleted) return [];
   const created_at = new Date(src.created_at);
   const bucket = bucketOf(src.product_id, buckets);
-  return src.ancestors.map((category_id) => ({ category_id, bucket, created_at, product_id: src.product_id }));
+  return src.ancestors.map((category_id) => ({
+    category_id,
+    bucket,
+    created_at,
+    product_id: src.product_id,
+  }));
 }
 
-export function diffRows(sources: ReadonlyMap<string, SourceProduct>, actual: readonly ListingRow[], buckets: number): Mismatch[] {
+export function diffRows(
+  sources: ReadonlyMap<string, SourceProduct>,
+  actual: readonly ListingRow[],
+  buckets: number,
+): Mismatch[] {
   const out: Mismatch[] = [];
   const found = new Map(actual.map((r) => [rowKey(r), r]));
   for (const src of sources.values()) {
     for (const key of expectedRows(src, buckets)) {
       const r = found.get(rowKey(key));
-      if (!r) out.push({ kind: 'missing-row', product_id: src.product_id, category_id: key.category_id, detail: `version ${src.version}` });
+      if (!r)
+        out.push({
+          kind: 'missing-row',
+          product_id: src.product_id,
+          category_id: key.category_id,
+          detail: `version ${src.version}`,
+        });
       else if (r.version !== src.version || r.price !== src.price) {
-        out.push({ kind: 'stale-row', product_id: src.product_id, category_id: key.category_id, detail: `version ${r.version} ≠ ${src.version}` });
+        out.push({
+          kind: 'stale-row',
+          product_id: src.product_id,
+          category_id: key.category_id,
+          detail: `version ${r.version} ≠ ${src.version}`,
+        });
       }
       found.delete(rowKey(key));
     }
@@ -54,6 +91,12 @@ export function diffRows(sources: ReadonlyMap<string, SourceProduct>, actual: re
 }
 
 /** Timestamp for deleting an extra row: above anything written for the product's known version. */
-export function repairTimestamp(src: SourceProduct | undefined, fallbackCreatedAt: Date, rowVersion: number): bigint {
-  return src ? writeTimestamp(new Date(src.created_at), src.version) : writeTimestamp(fallbackCreatedAt, rowVersion + 1);
+export function repairTimestamp(
+  src: SourceProduct | undefined,
+  fallbackCreatedAt: Date,
+  rowVersion: number,
+): bigint {
+  return src
+    ? writeTimestamp(new Date(src.created_at), src.version)
+    : writeTimestamp(fallbackCreatedAt, rowVersion + 1);
 }

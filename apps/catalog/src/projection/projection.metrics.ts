@@ -14,8 +14,17 @@ export class ProjectionMetrics {
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     });
-    this.lastLag = new Gauge({ name: 'catalog_projection_last_lag_seconds', help: 'Lag of the last applied event', registers: [registry] });
-    this.applied = new Counter({ name: 'catalog_projection_events_total', help: 'Events applied to the read model', labelNames: ['type'], registers: [registry] });
+    this.lastLag = new Gauge({
+      name: 'catalog_projection_last_lag_seconds',
+      help: 'Lag of the last applied event',
+      registers: [registry],
+    });
+    this.applied = new Counter({
+      name: 'catalog_projection_events_total',
+      help: 'Events applied to the read model',
+      labelNames: ['type'],
+      registers: [registry],
+    });
   }
 
   observe(type: string, occurredAt: string, now = Date.now()): number {

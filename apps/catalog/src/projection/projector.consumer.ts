@@ -32,28 +32,54 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const consumer = this.kafka.consumer({ groupId: this.config.PROJECTOR_GROUP_ID, allowAutoTopicCreation: false, sessionTimeout: 30_000 });
+    const consumer = this.kafka.consumer({
+      groupId: this.config.PROJECTOR_GROUP_ID,
+      allowAutoTopicCreation: false,
+      sessionTimeout: 30_000,
+    });
     this.consumer = consumer;
     let joined = false;
     consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
     consumer.on(consumer.events.FETCH_START, () => {
       if (joined) this.joinedResolve?.();
     });
-    consumer.on(consumer.events.CRASH, (e) => this.logger.error({ err: e.payload.error.message }, 'projector consumer crashed'));
-    this.health.register({ name: 'projector-consumer', check: async () => void (joined || (await Promise.reject(new Error('not joined')))) });
+    consumer.on(consumer.events.CRASH, (e) =>
+      this.logger.error({ err: e.payload.error.message }, 'projector consumer crashed'),
+    );
+    this.health.register({
+      name: 'projector-consumer',
+      check: async () => void (joined || (await Promise.reject(new Error('not joined')))),
+    });
     await consumer.connect();
-    await consumer.subscribe({ topics: [this.config.PROJECTOR_TOPIC], fromBeginning: this.config.PROJECTOR_START_FROM === 'earliest' });
+    await consumer.subscribe({
+      topics: [this.config.PROJECTOR_TOPIC],
+      fromBeginning: this.config.PROJECTOR_START_FROM === 'earliest',
+    });
     await consumer.run({
       partitionsConsumedConcurrently: this.config.PROJECTOR_PARTITIONS_CONCURRENTLY,
       eachMessage: async ({ topic, partition, message }) => {
         await this.runner.run(
           PRODUCTS_TOPIC,
-          { topic, partition, offset: message.offset, key: message.key, value: message.value, headers: message.headers },
+          {
+            topic,
+            partition,
+            offset: message.offset,
+            key: message.key,
+            value: message.value,
+            headers: message.headers,
+          },
           (e) => this.projector.apply(e),
         );
       },
     });
-    this.logger.info({ topic: this.config.PROJECTOR_TOPIC, group: this.config.PROJECTOR_GROUP_ID, from: this.config.PROJECTOR_START_FROM }, 'projector consuming');
+    this.logger.info(
+      {
+        topic: this.config.PROJECTOR_TOPIC,
+        group: this.config.PROJECTOR_GROUP_ID,
+        from: this.config.PROJECTOR_START_FROM,
+      },
+      'projector consuming',
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -31,10 +31,15 @@ export class ProjectorModule {
       providers: [
         { provide: CATALOG_CONFIG, useValue: config },
         ReadModelRepository,
-        { provide: ProjectionMetrics, useFactory: (m: Metrics) => new ProjectionMetrics(m.registry), inject: [Metrics] },
+        {
+          provide: ProjectionMetrics,
+          useFactory: (m: Metrics) => new ProjectionMetrics(m.registry),
+          inject: [Metrics],
+        },
         {
           provide: ProjectorService,
-          useFactory: (repo: ReadModelRepository, metrics: ProjectionMetrics) => new ProjectorService(repo, config.CATALOG_LISTING_BUCKETS, metrics),
+          useFactory: (repo: ReadModelRepository, metrics: ProjectionMetrics) =>
+            new ProjectorService(repo, config.CATALOG_LISTING_BUCKETS, metrics),
           inject: [ReadModelRepository, ProjectionMetrics],
         },
         ProjectorConsumer,

@@ -41,7 +41,11 @@ describe('read-model rebuild and anti-entropy verify', () => {
     const oled = await cats.create({ name: 'OLED', slug: 'oled', parent_id: tv.id });
     const led = await cats.create({ name: 'LED', slug: 'led', parent_id: tv.id });
     oldCategory = oled.id;
-    for (let i = 0; i < 20; i++) ids.push((await products.create({ name: `TV ${i}`, category_id: oled.id, price: 100_000 + i, attributes: {} })).product.id);
+    for (let i = 0; i < 20; i++)
+      ids.push(
+        (await products.create({ name: `TV ${i}`, category_id: oled.id, price: 100_000 + i, attributes: {} }))
+          .product.id,
+      );
     await rebuild(db, cass, 8);
     // Changes the projector never saw: a move, a price change and a delete.
     await products.change(ids[0]!, { category_id: led.id });
@@ -59,9 +63,19 @@ describe('read-model rebuild and anti-entropy verify', () => {
   it('verify reports what the read side missed; rebuild repairs it; verify is then clean', async () => {
     const db = mongo.db(name);
     // Plus a row nobody wrote through the projector.
-    await cass.execute('INSERT INTO products_by_category (category_id, bucket, created_at, product_id, name, version) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?', [
-      oldCategory, 0, new Date(0), 'ffffffffffffffffffffffff', 'ghost', types.Long.fromNumber(1), types.Long.fromNumber(1),
-    ], { prepare: true });
+    await cass.execute(
+      'INSERT INTO products_by_category (category_id, bucket, created_at, product_id, name, version) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?',
+      [
+        oldCategory,
+        0,
+        new Date(0),
+        'ffffffffffffffffffffffff',
+        'ghost',
+        types.Long.fromNumber(1),
+        types.Long.fromNumber(1),
+      ],
+      { prepare: true },
+    );
     const before = await diffAll(db, cass, 8);
     const kinds = before.mismatches.map((m) => `${m.kind}:${m.product_id}`);
     expect(kinds).toEqual(

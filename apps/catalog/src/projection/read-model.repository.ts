@@ -15,7 +15,13 @@ export class ReadModelRepository {
     const writes: Promise<unknown>[] = [];
     if (plan.upsertProduct) writes.push(this.upsertProduct(plan.upsertProduct, ts));
     if (plan.deleteProduct) {
-      writes.push(this.client.execute('DELETE FROM products_by_id USING TIMESTAMP ? WHERE product_id = ?', [ts, plan.deleteProduct], { prepare: true }));
+      writes.push(
+        this.client.execute(
+          'DELETE FROM products_by_id USING TIMESTAMP ? WHERE product_id = ?',
+          [ts, plan.deleteProduct],
+          { prepare: true },
+        ),
+      );
     }
     for (const r of plan.upsertRows) writes.push(this.upsertRow(r, ts));
     for (const r of plan.deleteRows) writes.push(this.deleteRow(r, ts));
@@ -26,7 +32,22 @@ export class ReadModelRepository {
     return this.client.execute(
       `INSERT INTO products_by_id (product_id, version, name, category_id, ancestors, price, currency, attributes, list_price, retail_price, pct_savings, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-      [p.product_id, long(p.version), p.name, p.category_id, [...p.ancestors], long(p.price), p.currency, { ...p.attributes }, long(p.list_price), long(p.retail_price), p.pct_savings, p.created_at, p.updated_at, ts],
+      [
+        p.product_id,
+        long(p.version),
+        p.name,
+        p.category_id,
+        [...p.ancestors],
+        long(p.price),
+        p.currency,
+        { ...p.attributes },
+        long(p.list_price),
+        long(p.retail_price),
+        p.pct_savings,
+        p.created_at,
+        p.updated_at,
+        ts,
+      ],
       { prepare: true },
     );
   }
@@ -35,7 +56,19 @@ export class ReadModelRepository {
     return this.client.execute(
       `INSERT INTO products_by_category (category_id, bucket, created_at, product_id, name, price, attributes, pct_savings, product_category_id, version)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-      [r.category_id, r.bucket, r.created_at, r.product_id, r.name, long(r.price), { ...r.attributes }, r.pct_savings, r.product_category_id, long(r.version), ts],
+      [
+        r.category_id,
+        r.bucket,
+        r.created_at,
+        r.product_id,
+        r.name,
+        long(r.price),
+        { ...r.attributes },
+        r.pct_savings,
+        r.product_category_id,
+        long(r.version),
+        ts,
+      ],
       { prepare: true },
     );
   }

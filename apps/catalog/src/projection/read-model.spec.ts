@@ -23,7 +23,9 @@ describe('read-model projection rules', () => {
 
   it('buckets are stable and spread ids over all buckets', () => {
     expect(bucketOf(snap.product_id, 8)).toBe(bucketOf(snap.product_id, 8));
-    const seen = new Set(Array.from({ length: 200 }, (_, i) => bucketOf(i.toString(16).padStart(24, '0'), 8)));
+    const seen = new Set(
+      Array.from({ length: 200 }, (_, i) => bucketOf(i.toString(16).padStart(24, '0'), 8)),
+    );
     expect(seen.size).toBe(8);
     expect(bucketOf(snap.product_id, 1)).toBe(0);
   });
@@ -40,7 +42,13 @@ describe('read-model projection rules', () => {
   it('a category change deletes only the rows of categories the product left', () => {
     const e: ProductEvent = {
       type: 'ProductCategoryChanged',
-      payload: { ...snap, version: 3, category_id: 'ios', ancestors: ['electronics', 'phones', 'ios'], previous_ancestors: snap.ancestors },
+      payload: {
+        ...snap,
+        version: 3,
+        category_id: 'ios',
+        ancestors: ['electronics', 'phones', 'ios'],
+        previous_ancestors: snap.ancestors,
+      },
     };
     const plan = planFor(e, 8);
     expect(plan.deleteRows.map((r) => r.category_id)).toEqual(['android']);
@@ -48,7 +56,18 @@ describe('read-model projection rules', () => {
   });
 
   it('a delete removes the product and every listing row', () => {
-    const plan = planFor({ type: 'ProductDeleted', payload: { product_id: snap.product_id, version: 4, ancestors: snap.ancestors, created_at: snap.created_at } }, 8);
+    const plan = planFor(
+      {
+        type: 'ProductDeleted',
+        payload: {
+          product_id: snap.product_id,
+          version: 4,
+          ancestors: snap.ancestors,
+          created_at: snap.created_at,
+        },
+      },
+      8,
+    );
     expect(plan.deleteProduct).toBe(snap.product_id);
     expect(plan.deleteRows).toHaveLength(3);
     expect(plan.upsertRows).toEqual([]);

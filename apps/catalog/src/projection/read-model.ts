@@ -73,17 +73,29 @@ export interface SnapshotLike {
   readonly price: number;
   readonly currency: string;
   readonly attributes: Readonly<Record<string, string>>;
-  readonly pricing?: { readonly list: number; readonly retail: number; readonly pct_savings: number } | undefined;
+  readonly pricing?:
+    { readonly list: number; readonly retail: number; readonly pct_savings: number } | undefined;
   readonly created_at: string;
   readonly updated_at: string;
 }
 
 export type ProductEvent =
-  | { readonly type: 'ProductCreated' | 'ProductUpdated' | 'ProductPriceChanged'; readonly payload: SnapshotLike }
-  | { readonly type: 'ProductCategoryChanged'; readonly payload: SnapshotLike & { readonly previous_ancestors: readonly string[] } }
+  | {
+      readonly type: 'ProductCreated' | 'ProductUpdated' | 'ProductPriceChanged';
+      readonly payload: SnapshotLike;
+    }
+  | {
+      readonly type: 'ProductCategoryChanged';
+      readonly payload: SnapshotLike & { readonly previous_ancestors: readonly string[] };
+    }
   | {
       readonly type: 'ProductDeleted';
-      readonly payload: { readonly product_id: string; readonly version: number; readonly ancestors: readonly string[]; readonly created_at: string };
+      readonly payload: {
+        readonly product_id: string;
+        readonly version: number;
+        readonly ancestors: readonly string[];
+        readonly created_at: string;
+      };
     };
 
 /**
@@ -101,14 +113,23 @@ export function planFor(e: ProductEvent, buckets: number): ProjectionPlan {
   });
   switch (e.type) {
     case 'ProductDeleted':
-      return { timestamp, upsertProduct: null, deleteProduct: e.payload.product_id, upsertRows: [], deleteRows: e.payload.ancestors.map(rowKey) };
+      return {
+        timestamp,
+        upsertProduct: null,
+        deleteProduct: e.payload.product_id,
+        upsertRows: [],
+        deleteRows: e.payload.ancestors.map(rowKey),
+      };
     case 'ProductCreated':
     case 'ProductUpdated':
     case 'ProductPriceChanged':
     case 'ProductCategoryChanged': {
       const s = e.payload;
       const current = new Set(s.ancestors);
-      const left = e.type === 'ProductCategoryChanged' ? e.payload.previous_ancestors.filter((c) => !current.has(c)) : [];
+      const left =
+        e.type === 'ProductCategoryChanged'
+          ? e.payload.previous_ancestors.filter((c) => !current.has(c))
+          : [];
       return {
         timestamp,
         upsertProduct: productRow(s),

@@ -6,11 +6,18 @@ const base: SearchParams = { include_subcategories: false, attributes: {}, sort:
 
 describe('search query building', () => {
   it('without filters it walks the sort index, live documents only', () => {
-    expect(buildSearch(base)).toEqual({ filter: { deleted_at: null }, sort: { price: 1, _id: 1 }, limit: 20, index: 'price' });
+    expect(buildSearch(base)).toEqual({
+      filter: { deleted_at: null },
+      sort: { price: 1, _id: 1 },
+      limit: 20,
+      index: 'price',
+    });
   });
 
   it('a category alone uses category_id; with sub-categories the multikey ancestors field', () => {
-    expect(buildSearch({ ...base, category_id: cat }).filter).toEqual({ $and: [{ category_id: { $oid: cat } }, { deleted_at: null }] });
+    expect(buildSearch({ ...base, category_id: cat }).filter).toEqual({
+      $and: [{ category_id: { $oid: cat } }, { deleted_at: null }],
+    });
     const sub = buildSearch({ ...base, category_id: cat, include_subcategories: true, sort: 'newest' });
     expect(sub.filter).toEqual({ $and: [{ ancestors: { $oid: cat } }, { deleted_at: null }] });
     expect(sub.sort).toEqual({ created_at: -1, _id: -1 });
@@ -18,20 +25,47 @@ describe('search query building', () => {
   });
 
   it('price range and attribute filters are conjunctions on fixed field names', () => {
-    const q = buildSearch({ ...base, category_id: cat, min_price: 100, max_price: 500, attributes: { color: 'red', ram_gb: '8' } });
+    const q = buildSearch({
+      ...base,
+      category_id: cat,
+      min_price: 100,
+      max_price: 500,
+      attributes: { color: 'red', ram_gb: '8' },
+    });
     expect(q.filter).toEqual({
-      $and: [{ category_id: { $oid: cat } }, { deleted_at: null }, { price: { $gte: 100, $lte: 500 } }, { 'attributes.color': 'red' }, { 'attributes.ram_gb': '8' }],
+      $and: [
+        { category_id: { $oid: cat } },
+        { deleted_at: null },
+        { price: { $gte: 100, $lte: 500 } },
+        { 'attributes.color': 'red' },
+        { 'attributes.ram_gb': '8' },
+      ],
     });
     expect(q.index).toBe('category_price');
-    expect(buildSearch({ ...base, max_price: 5 }).filter).toEqual({ $and: [{ deleted_at: null }, { price: { $lte: 5 } }] });
+    expect(buildSearch({ ...base, max_price: 5 }).filter).toEqual({
+      $and: [{ deleted_at: null }, { price: { $lte: 5 } }],
+    });
   });
 
   it('a cursor resumes strictly after the last item, ties broken by _id in the sort direction', () => {
     const asc = buildSearch({ ...base, cursor: { sort: 'price_asc', key: 1000, id } });
-    expect(asc.filter).toEqual({ $and: [{ deleted_at: null }, { $or: [{ price: { $gt: 1000 } }, { price: 1000, _id: { $gt: { $oid: id } } }] }] });
+    expect(asc.filter).toEqual({
+      $and: [
+        { deleted_at: null },
+        { $or: [{ price: { $gt: 1000 } }, { price: 1000, _id: { $gt: { $oid: id } } }] },
+      ],
+    });
     const newest = buildSearch({ ...base, sort: 'newest', cursor: { sort: 'newest', key: 5, id } });
     expect(newest.filter).toEqual({
-      $and: [{ deleted_at: null }, { $or: [{ created_at: { $lt: { $date: 5 } } }, { created_at: { $date: 5 }, _id: { $lt: { $oid: id } } }] }],
+      $and: [
+        { deleted_at: null },
+        {
+          $or: [
+            { created_at: { $lt: { $date: 5 } } },
+            { created_at: { $date: 5 }, _id: { $lt: { $oid: id } } },
+          ],
+        },
+      ],
     });
     expect(buildSearch({ ...base, sort: 'discount' }).sort).toEqual({ discount_pct: -1, _id: -1 });
   });
@@ -41,7 +75,17 @@ describe('search query building', () => {
     expect(decodeCursor(encodeCursor(c), 'price_desc')).toEqual(c);
     expect(decodeCursor(encodeCursor(c), 'price_asc')).toBeNull();
     expect(decodeCursor('not-base64-json', 'price_asc')).toBeNull();
-    expect(decodeCursor(Buffer.from(JSON.stringify(['price_asc', { $gt: 1 }, id])).toString('base64url'), 'price_asc')).toBeNull();
-    expect(decodeCursor(Buffer.from(JSON.stringify(['price_asc', 1, '$where'])).toString('base64url'), 'price_asc')).toBeNull();
+    expect(
+      decodeCursor(
+        Buffer.from(JSON.stringify(['price_asc', { $gt: 1 }, id])).toString('base64url'),
+        'price_asc',
+      ),
+    ).toBeNull();
+    expect(
+      decodeCursor(
+        Buffer.from(JSON.stringify(['price_asc', 1, '$where'])).toString('base64url'),
+        'price_asc',
+      ),
+    ).toBeNull();
   });
 });

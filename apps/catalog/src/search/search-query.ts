@@ -33,7 +33,8 @@ export interface IdRef {
 export interface DateRef {
   readonly $date: number;
 }
-export type Value = string | number | null | IdRef | DateRef | readonly Value[] | { readonly [k: string]: Value };
+export type Value =
+  string | number | null | IdRef | DateRef | readonly Value[] | { readonly [k: string]: Value };
 export type Filter = { readonly [k: string]: Value };
 
 export interface MongoSearch {
@@ -63,7 +64,12 @@ export function buildSearch(p: SearchParams): MongoSearch {
     index = `${p.include_subcategories ? 'ancestors' : 'category'}_${spec.index === 'price' ? 'price' : spec.index}`;
   }
   if (p.min_price !== undefined || p.max_price !== undefined) {
-    and.push({ price: { ...(p.min_price !== undefined ? { $gte: p.min_price } : {}), ...(p.max_price !== undefined ? { $lte: p.max_price } : {}) } });
+    and.push({
+      price: {
+        ...(p.min_price !== undefined ? { $gte: p.min_price } : {}),
+        ...(p.max_price !== undefined ? { $lte: p.max_price } : {}),
+      },
+    });
   }
   for (const [k, v] of Object.entries(p.attributes)) and.push({ [`attributes.${k}`]: v });
   if (p.cursor) and.push(after(p.cursor, spec));
@@ -82,8 +88,12 @@ function after(c: Cursor, spec: (typeof SORT_SPEC)[SortName]): Filter {
 }
 
 /** Cursor of the page after `last`. */
-export function cursorAfter(sort: SortName, last: { id: string; price: number; discount_pct: number; created_at: Date }): Cursor {
-  const key = sort === 'newest' ? last.created_at.getTime() : sort === 'discount' ? last.discount_pct : last.price;
+export function cursorAfter(
+  sort: SortName,
+  last: { id: string; price: number; discount_pct: number; created_at: Date },
+): Cursor {
+  const key =
+    sort === 'newest' ? last.created_at.getTime() : sort === 'discount' ? last.discount_pct : last.price;
   return { sort, key, id: last.id };
 }
 

@@ -12,7 +12,9 @@ export class SearchController {
   constructor(private readonly search: SearchService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Search products (MongoDB; may read from secondaries). Keyset cursor, stable under inserts.' })
+  @ApiOperation({
+    summary: 'Search products (MongoDB; may read from secondaries). Keyset cursor, stable under inserts.',
+  })
   @ApiQuery({ name: 'category_id', required: false })
   @ApiQuery({ name: 'include_subcategories', required: false, enum: ['true', 'false'] })
   @ApiQuery({ name: 'min_price', required: false, example: '1000.00' })

@@ -13,7 +13,10 @@ const AttributeFilter = z
       const key = pair.slice(0, at);
       const value = pair.slice(at + 1);
       if (at <= 0 || !AttributeKey.safeParse(key).success || value.length === 0 || value.length > 256) {
-        ctx.addIssue({ code: 'custom', message: `"${pair.slice(0, 80)}" is not name:value with a lower-case latin name` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${pair.slice(0, 80)}" is not name:value with a lower-case latin name`,
+        });
         return z.NEVER;
       }
       out[key] = value;
@@ -28,7 +31,10 @@ const AttributeFilter = z
 export const SearchQuery = z
   .strictObject({
     category_id: ObjectIdParam.optional(),
-    include_subcategories: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+    include_subcategories: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
     min_price: PriceInput.optional(),
     max_price: PriceInput.optional(),
     attributes: AttributeFilter.optional(),

@@ -15,14 +15,20 @@ export class SearchRepository {
   private readonly coll: Collection<ProductDoc>;
   private readonly readPreference: ReadPreference;
 
-  constructor(@Inject(MONGO_DB) db: Db, @Inject(CATALOG_CONFIG) config: Pick<CatalogConfig, 'CATALOG_READ_PREFERENCE'>) {
+  constructor(
+    @Inject(MONGO_DB) db: Db,
+    @Inject(CATALOG_CONFIG) config: Pick<CatalogConfig, 'CATALOG_READ_PREFERENCE'>,
+  ) {
     this.coll = db.collection<ProductDoc>(PRODUCTS);
     this.readPreference = ReadPreference.fromString(config.CATALOG_READ_PREFERENCE as ReadPreferenceMode);
   }
 
   async find(q: MongoSearch): Promise<ProductDoc[]> {
     return this.coll
-      .find(toDriver(q.filter) as Document, { readPreference: this.readPreference, projection: { _outbox: 0 } })
+      .find(toDriver(q.filter) as Document, {
+        readPreference: this.readPreference,
+        projection: { _outbox: 0 },
+      })
       .hint(q.index)
       .sort(q.sort)
       .limit(q.limit)
@@ -30,7 +36,12 @@ export class SearchRepository {
   }
 
   async explain(q: MongoSearch): Promise<Document> {
-    return this.coll.find(toDriver(q.filter) as Document).hint(q.index).sort(q.sort).limit(q.limit).explain('queryPlanner');
+    return this.coll
+      .find(toDriver(q.filter) as Document)
+      .hint(q.index)
+      .sort(q.sort)
+      .limit(q.limit)
+      .explain('queryPlanner');
   }
 }
 

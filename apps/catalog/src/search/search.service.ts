@@ -20,7 +20,8 @@ export class SearchService {
   ) {}
 
   async search(q: SearchQuery): Promise<SearchPage> {
-    if (q.category_id && !(await this.categories.findById(q.category_id))) throw CatalogErrors.unknownCategory('query.category_id', q.category_id);
+    if (q.category_id && !(await this.categories.findById(q.category_id)))
+      throw CatalogErrors.unknownCategory('query.category_id', q.category_id);
     let cursor: Cursor | undefined;
     if (q.cursor !== undefined) {
       const c = decodeCursor(q.cursor, q.sort);
@@ -40,9 +41,17 @@ export class SearchService {
     const docs = await this.repo.find(query);
     const page = docs.slice(0, q.limit);
     const last = page[page.length - 1];
-    const next = docs.length > q.limit && last
-      ? encodeCursor(cursorAfter(q.sort, { id: last._id.toHexString(), price: last.price, discount_pct: last.discount_pct, created_at: last.created_at }))
-      : null;
+    const next =
+      docs.length > q.limit && last
+        ? encodeCursor(
+            cursorAfter(q.sort, {
+              id: last._id.toHexString(),
+              price: last.price,
+              discount_pct: last.discount_pct,
+              created_at: last.created_at,
+            }),
+          )
+        : null;
     return { items: page.map(toProduct), next_cursor: next };
   }
 }

@@ -11,7 +11,10 @@ export function cassandraOptions(config: Readonly<CatalogConfig>): CassandraOpti
     replication:
       config.CASSANDRA_REPLICATION_FACTOR === 1
         ? { class: 'SimpleStrategy', replication_factor: 1 }
-        : { class: 'NetworkTopologyStrategy', [config.CASSANDRA_LOCAL_DATACENTER]: config.CASSANDRA_REPLICATION_FACTOR },
+        : {
+            class: 'NetworkTopologyStrategy',
+            [config.CASSANDRA_LOCAL_DATACENTER]: config.CASSANDRA_REPLICATION_FACTOR,
+          },
     schema: readModelSchema,
   };
 }

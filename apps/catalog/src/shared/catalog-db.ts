@@ -59,7 +59,17 @@ export const LIVE = { deleted_at: null } as const;
 export const productValidator: Document = {
   $jsonSchema: {
     bsonType: 'object',
-    required: ['name', 'category_id', 'ancestors', 'price', 'currency', 'attributes', 'version', 'created_at', 'updated_at'],
+    required: [
+      'name',
+      'category_id',
+      'ancestors',
+      'price',
+      'currency',
+      'attributes',
+      'version',
+      'created_at',
+      'updated_at',
+    ],
     properties: {
       _id: { bsonType: 'objectId' },
       name: { bsonType: 'string', minLength: 1, maxLength: 300 },
@@ -124,7 +134,8 @@ export async function ensureCatalogSchema(db: Db, logger?: Logger): Promise<void
 async function ensureCollection(db: Db, name: string, validator: Document, logger?: Logger): Promise<void> {
   const exists = (await db.listCollections({ name }, { nameOnly: true }).toArray()).length > 0;
   try {
-    if (!exists) await db.createCollection(name, { validator, validationLevel: 'strict', validationAction: 'error' });
+    if (!exists)
+      await db.createCollection(name, { validator, validationLevel: 'strict', validationAction: 'error' });
     else await db.command({ collMod: name, validator, validationLevel: 'strict', validationAction: 'error' });
   } catch (e) {
     if (e instanceof MongoServerError && e.code === 48) return; // created concurrently by another instance

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { validate } from '@mw/platform';
 import { formatPrice, parsePrice } from './money';
 
-export const ObjectIdParam = z.string().regex(/^[0-9a-f]{24}$/, 'must be a 24-character lower-case hex ObjectId');
+export const ObjectIdParam = z
+  .string()
+  .regex(/^[0-9a-f]{24}$/, 'must be a 24-character lower-case hex ObjectId');
 
 export const SlugParam = z
   .string()
@@ -21,7 +23,9 @@ export const PriceInput = z.string().transform((text, ctx) => {
 });
 
 export const MAX_ATTRIBUTES = 50;
-export const AttributeKey = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'attribute names are lower-case latin, digits and _ (max 64)');
+export const AttributeKey = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'attribute names are lower-case latin, digits and _ (max 64)');
 export const Attributes = z
   .record(AttributeKey, z.string().min(1).max(256))
   .refine((o) => Object.keys(o).length <= MAX_ATTRIBUTES, `at most ${MAX_ATTRIBUTES} attributes`);
@@ -30,7 +34,10 @@ export const price = (minor: number): string => formatPrice(minor);
 
 /** OpenAPI schema of a zod input schema, for Swagger decorators. */
 export function openApi(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
   return rest;
 }
 

@@ -12,7 +12,20 @@ describe('price parsing at the HTTP edge', () => {
     expect(parsePrice(text)).toEqual({ ok: true, minor });
   });
 
-  it.each(['-1', '1.999', 'NaN', 'Infinity', '1e5', '', ' 1', '01.00', '1,50', '0x10', '100000000.01', '99999999999'])('rejects "%s"', (text) => {
+  it.each([
+    '-1',
+    '1.999',
+    'NaN',
+    'Infinity',
+    '1e5',
+    '',
+    ' 1',
+    '01.00',
+    '1,50',
+    '0x10',
+    '100000000.01',
+    '99999999999',
+  ])('rejects "%s"', (text) => {
     expect(parsePrice(text).ok).toBe(false);
   });
 
@@ -21,7 +34,8 @@ describe('price parsing at the HTTP edge', () => {
     expect(formatPrice(1)).toBe('0.01');
     expect(formatPrice(0)).toBe('0.00');
     // 0.1 + 0.2 style errors cannot happen: round trip over a range of values
-    for (let minor = 0; minor < 2000; minor += 7) expect(parsePrice(formatPrice(minor))).toEqual({ ok: true, minor });
+    for (let minor = 0; minor < 2000; minor += 7)
+      expect(parsePrice(formatPrice(minor))).toEqual({ ok: true, minor });
   });
 
   it('computes whole-percent savings', () => {
