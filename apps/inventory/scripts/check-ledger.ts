@@ -1,0 +1,33 @@
+/**
+ * Checks the ledger invariant from the command line (no Nest, plain classes):
+ *   MONGO_URL=... [MONGO_DB=inventory] npx tsx --tsconfig tsconfig.base.json apps/inventory/scripts/check-ledger.ts [product_id] [zone]
+ * Exit code 0 when every (product, zone) document satisfies
+ * available + reserved + committed = received − adjustments and matches the replay of its ledger.
+ */
+import { MongoClient } from 'mongodb';
+import { z } from 'zod';
+import { env, loadConfig } from '@mw/platform';
+import { LedgerRepository } from '../src/ledger/ledger.repository';
+import { LedgerService } from '../src/ledger/ledger.service';
+
+async function main(): Promise<number> {
+  const config = loadConfig(z.object({ MONGO_URL: env.mongoUrl(), MONGO_DB: z.string().min(1).default('inventory') }));
+  const [productId, zone] = process.argv.slice(2);
+  const client = await MongoClient.connect(config.MONGO_URL);
+  try {
+    const db = client.db(config.MONGO_DB);
+    const report = await new LedgerService(db, new LedgerRepository(db)).check({ product_id: productId, zone }, 1_000_000);
+    console.log(JSON.stringify(report, null, 2));
+    return report.ok ? 0 : 2;
+  } finally {
+    await client.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error((e as Error).message);
+    process.exit(1);
+  },
+);
