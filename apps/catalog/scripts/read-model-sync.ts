@@ -57,26 +57,24 @@ export async function rebuild(
   let written = 0;
   for (let i = 0; i < list.length; i += concurrency) {
     await Promise.all(
-      list
-        .slice(i, i + concurrency)
-        .map((s) =>
-          repo.apply(
-            s.deleted
-              ? planFor(
-                  {
-                    type: 'ProductDeleted',
-                    payload: {
-                      product_id: s.product_id,
-                      version: s.version,
-                      ancestors: s.ancestors,
-                      created_at: s.created_at,
-                    },
+      list.slice(i, i + concurrency).map((s) =>
+        repo.apply(
+          s.deleted
+            ? planFor(
+                {
+                  type: 'ProductDeleted',
+                  payload: {
+                    product_id: s.product_id,
+                    version: s.version,
+                    ancestors: s.ancestors,
+                    created_at: s.created_at,
                   },
-                  buckets,
-                )
-              : planFor({ type: 'ProductUpdated', payload: s }, buckets),
-          ),
+                },
+                buckets,
+              )
+            : planFor({ type: 'ProductUpdated', payload: s }, buckets),
         ),
+      ),
     );
     written += Math.min(concurrency, list.length - i);
   }

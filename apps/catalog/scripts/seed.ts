@@ -4,6 +4,7 @@
  * projector → Cassandra. Re-running inserts nothing.
  *   tsx --tsconfig tsconfig.base.json apps/catalog/scripts/seed.ts [--count 2400] [--no-wait]
  */
+import { ObjectId } from 'mongodb';
 import pino from 'pino';
 import { KafkaPublisher, OutboxRelay, createKafka } from '@mw/messaging';
 import { CategoriesRepository } from '../src/categories/categories.repository';
@@ -13,7 +14,7 @@ import { DEMO_TREE, DemoCategory, demoProducts } from '../src/demo/demo-data';
 import { ProductsReparenter } from '../src/products/products-reparenter';
 import { ProductsRepository } from '../src/products/products.repository';
 import { ProductsService } from '../src/products/products.service';
-import { ensureCatalogSchema, OUTBOX_COLLECTIONS } from '../src/shared/catalog-db';
+import { ensureCatalogSchema, OUTBOX_COLLECTIONS, PRODUCTS } from '../src/shared/catalog-db';
 import { fail, scriptContext } from './context';
 
 const arg = (name: string): string | undefined => {
@@ -50,24 +51,28 @@ async function main(): Promise<void> {
 
     let created = 0;
     const list = demoProducts(count);
-    for (let i = 0; i < list.length; i += 25) {
-      const results = await Promise.all(
-        list
-          .slice(i, i + 25)
-          .map((p) =>
-            products.create(
-              {
-                name: p.name,
-                category_id: bySlug.get(p.leaf)!.id,
-                price: p.price,
-                attributes: p.attributes,
-                pricing: p.pricing,
-              },
-              { id: p.id, now: p.created_at },
-            ),
-          ),
+    const present = await ctx.db
+      .collection(PRODUCTS)
+      .countDocuments({ _id: { $in: list.map((p) => new ObjectId(p.id)) } });
+    if (present === list.length && newCategories === 0) {
+      process.stdout.write(
+        `seed: demo catalogue already loaded (${bySlug.size} categories, ${present} products)\n`,
       );
-      created += results.filter((r) => r.created).length;
+      if (!process.argv.includes('--no-wait')) await drainOutbox(ctx.db, ctx.config.KAFKA_BROKERS);
+      return;
+    }
+    for (let i = 0; i < list.length; i += 200) {
+      created += await products.createMany(
+        list.slice(i, i + 200).map((p) => ({
+          id: p.id,
+          created_at: p.created_at,
+          name: p.name,
+          category_id: bySlug.get(p.leaf)!.id,
+          price: p.price,
+          attributes: p.attributes,
+          pricing: p.pricing,
+        })),
+      );
     }
     process.stdout.write(
       `seed: ${newCategories} new categories (${bySlug.size} in the tree), ${created} new products (${list.length - created} already there)\n`,

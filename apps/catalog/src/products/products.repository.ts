@@ -26,6 +26,24 @@ export class ProductsRepository {
     return res.upsertedCount === 1;
   }
 
+  /** Bulk variant of insert (one round trip per call); returns how many were new. */
+  async insertMany(
+    items: readonly { product: Product; events: readonly OutgoingMessage[] }[],
+  ): Promise<number> {
+    if (items.length === 0) return 0;
+    const res = await this.coll.bulkWrite(
+      items.map(({ product, events }) => ({
+        updateOne: {
+          filter: { _id: new ObjectId(product.id) },
+          update: { $setOnInsert: { ...toFields(product), _outbox: outboxPush(events).$push._outbox.$each } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+    return res.upsertedCount;
+  }
+
   async findById(id: string): Promise<Product | null> {
     const doc = await this.coll.findOne({ _id: new ObjectId(id), ...LIVE }, { projection: { _outbox: 0 } });
     return doc ? toProduct(doc) : null;

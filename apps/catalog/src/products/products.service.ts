@@ -63,6 +63,37 @@ export class ProductsService {
     return { product: created ? product : ((await this.repo.findById(product.id)) ?? product), created };
   }
 
+  /** Bulk create for the seed: categories resolved once, one bulk write; ids make it idempotent. */
+  async createMany(inputs: readonly (NewProduct & { id: string; created_at: Date })[]): Promise<number> {
+    const categories = new Map<string, string[]>();
+    for (const id of new Set(inputs.map((i) => i.category_id))) {
+      const c = await this.categories.findById(id);
+      if (!c) throw CatalogErrors.unknownCategory('category_id', id);
+      categories.set(id, productAncestry(c));
+    }
+    const trace = outgoingTrace();
+    const items = inputs.map((input) => {
+      const product: Product = {
+        id: input.id,
+        name: input.name,
+        category_id: input.category_id,
+        ancestors: categories.get(input.category_id) ?? [],
+        price: input.price,
+        currency: 'RUB',
+        attributes: input.attributes,
+        ...(input.pricing ? { pricing: pricingOf(input.pricing) } : {}),
+        version: 1,
+        created_at: input.created_at,
+        updated_at: input.created_at,
+      };
+      return {
+        product,
+        events: [createMessage('catalog.products.v1', 'ProductCreated', toSnapshot(product), trace)],
+      };
+    });
+    return this.repo.insertMany(items);
+  }
+
   async get(id: string): Promise<Product> {
     const p = await this.repo.findById(id);
     if (!p) throw CatalogErrors.productNotFound(id);
