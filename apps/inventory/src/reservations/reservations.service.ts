@@ -41,10 +41,31 @@ export class ReservationsService {
     const problem = validateReserve(cmd, this.limits);
     if (problem) return this.rejectInvalid(cmd.order_id, cmd.zone, problem);
     const now = new Date();
-    const { created, doc } = await this.reservations.claim(newReservation(cmd, new Date(now.getTime() + cmd.hold_seconds * 1000), now));
+    const fresh = newReservation(cmd, new Date(now.getTime() + cmd.hold_seconds * 1000), now);
+    // Fast path for a short order (a sold-out hot product): one primary read and one insert that
+    // stores the rejection with its answer. Nothing is decremented, so nothing can oversell.
+    if (await this.rejectIfShortNow(fresh)) return;
+    const { created, doc } = await this.reservations.claim(fresh);
     if (!created && doc.tombstone) return this.rejectLate(doc._id);
     if (!created && doc.status !== 'reserving') return; // a duplicate: the order already has its answer
     await this.complete(doc, created);
+  }
+
+  private async rejectIfShortNow(doc: ReservationDoc): Promise<boolean> {
+    const stockDocs = await this.stock.findMany(doc.lines.map((l) => l.product_id), doc.zone);
+    const byProduct = new Map(stockDocs.map((d) => [d.product_id, d]));
+    const shortages: (Shortage & { unknown: boolean })[] = [];
+    for (const line of doc.lines) {
+      const d = byProduct.get(line.product_id);
+      if (d && holdOf(d, doc._id)) continue; // a redelivery of an order already holding this line
+      if (!d || d.available < line.qty) shortages.push({ product_id: line.product_id, requested: line.qty, available: d?.available ?? 0, unknown: !d });
+    }
+    if (shortages.length === 0) return false;
+    const rejection = { code: rejectionCodeOf(shortages), shortages: shortages.map(({ unknown: _u, ...s }) => s) };
+    const rejected = this.events.build('StockRejected', { order_id: doc._id, ...rejection });
+    if (!(await this.reservations.insertClosed({ ...doc, status: 'rejected', rejection }, rejected))) return false; // the order exists: usual path
+    this.outbox.nudge();
+    return true;
   }
 
   /** A ReserveStock overtaken by the order's ReleaseStock/CommitStock (reordering): rejected once, nothing held. */

@@ -83,6 +83,21 @@ describe('sweeper', () => {
     expect((await reservations.get(id))?.pending).toBeUndefined();
   });
 
+  it('undoes the lines already held when a later line turns out short (stock taken after the pre-check)', async () => {
+    const id = oid(0xf3, 4);
+    const p3 = oid(0xf1, 3);
+    await stock.restock(p3, 'MSK', 5, 'delivery');
+    const before = (await level()).available;
+    const doc = newReservation({ order_id: id, zone: 'MSK', lines: [{ product_id: p, qty: 2 }, { product_id: p3, qty: 6 }] }, new Date(Date.now() + 600_000), new Date());
+    await reservations.claim(doc);
+    await service.complete(doc, true);
+    expect(await reservations.get(id)).toMatchObject({ status: 'rejected', rejection: { code: 'INVENTORY.INSUFFICIENT_STOCK', shortages: [{ product_id: p3, requested: 6, available: 5 }] } });
+    expect((await reservations.get(id))?.pending).toBeUndefined();
+    expect(await level()).toMatchObject({ available: before });
+    expect((await level()).reservations.map((h) => h.order_id)).not.toContain(id);
+    expect(await outboxTypes(id)).toEqual(['StockRejected']);
+  });
+
   it('keeps the ledger invariant through all of it, with entries still pending or already flushed', async () => {
     const svc = new LedgerService(db, ledger);
     expect(await svc.check({})).toMatchObject({ ok: true, failures: [] });
