@@ -17,6 +17,7 @@ import { SERVER_NAMES } from './registry';
 import type { ServerName } from './types';
 
 export { loadConfig } from './config';
+export { readPidState, serverPaths, spawnDetached, stopProcess, tailFile } from './process';
 export type { InfraConfig, InfraMode } from './config';
 export { InfraError } from './errors';
 export { SERVER_NAMES } from './registry';

@@ -14,7 +14,7 @@ export async function loadDemoData(root: string, infra: Readonly<Record<string, 
     return;
   }
   log('loading demo data (categories, products, stock)');
-  execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/catalog/scripts/seed-demo.ts'], {
+  execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/catalog/scripts/seed.ts', '--no-wait'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001', INVENTORY_URL: 'http://127.0.0.1:3002' },

@@ -10,9 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureInfra } from '../../infra/src/index';
-import { loadConfig } from '../../infra/src/config';
-import { readPidState, serverPaths, spawnDetached, tailFile } from '../../infra/src/process';
+import { ensureInfra, loadConfig, readPidState, serverPaths, spawnDetached, tailFile } from '@mw/infra';
 import { bundlePath, serviceEnv, STACK_SERVICES, StackService } from './services';
 import { loadDemoData } from './demo-data';
 

@@ -1,8 +1,7 @@
 /** `npm stop`: stops the services `npm start` launched, then the infrastructure. */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { loadConfig } from '../../infra/src/config';
-import { serverPaths, stopProcess } from '../../infra/src/process';
+import { loadConfig, serverPaths, stopProcess } from '@mw/infra';
 import { STACK_SERVICES } from './services';
 
 async function main(): Promise<void> {

@@ -10,8 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureInfra } from '../../infra/src/index';
-import { loadConfig } from '../../infra/src/config';
+import { ensureInfra, loadConfig } from '@mw/infra';
 
 interface ProjectResult {
   project: string;

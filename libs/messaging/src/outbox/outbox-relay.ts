@@ -81,22 +81,34 @@ export class OutboxRelay {
         .limit(this.opts.batchSize ?? 200)
         .toArray();
       pendingDocs += docs.length;
-      for (const doc of docs) published += await this.publishDoc(coll, doc);
+      published += await this.publishDocs(coll, docs);
     }
     this.pending?.set(pendingDocs);
     return published;
   }
 
-  private async publishDoc(coll: Collection<DocWithOutbox>, doc: DocWithOutbox): Promise<number> {
-    const entries = doc[OUTBOX_FIELD] ?? [];
-    if (entries.length === 0) return 0;
+  /**
+   * Publishes the entries of a batch of documents in one produce request (each document's entries
+   * in order, so per-aggregate order holds), then removes exactly those entries in one bulk write.
+   */
+  private async publishDocs(coll: Collection<DocWithOutbox>, docs: readonly DocWithOutbox[]): Promise<number> {
+    const withEntries = docs.filter((d) => (d[OUTBOX_FIELD] ?? []).length > 0);
+    if (withEntries.length === 0) return 0;
     // Entries were validated by createMessage when they were written.
-    const messages = entries.map(
-      (e) => ({ topic: e.topic as TopicName, key: e.key, envelope: JSON.parse(e.envelope) as unknown }) as OutgoingMessage,
+    const messages = withEntries.flatMap((d) =>
+      d[OUTBOX_FIELD].map((e) => ({ topic: e.topic as TopicName, key: e.key, envelope: JSON.parse(e.envelope) as unknown }) as OutgoingMessage),
     );
     await this.opts.publisher.publishAll(messages);
-    await coll.updateOne({ _id: doc._id } as Document, { $pull: { [OUTBOX_FIELD]: { id: { $in: entries.map((e) => e.id) } } } } as Document);
-    return entries.length;
+    await coll.bulkWrite(
+      withEntries.map((d) => ({
+        updateOne: {
+          filter: { _id: d._id } as Document,
+          update: { $pull: { [OUTBOX_FIELD]: { id: { $in: d[OUTBOX_FIELD].map((e) => e.id) } } } } as Document,
+        },
+      })),
+      { ordered: false },
+    );
+    return messages.length;
   }
 
   private async acquireLease(): Promise<boolean> {
