@@ -73,6 +73,10 @@ export const FEATURES = {
   estimatedDocumentCount: 'estimatedDocumentCount',
   readPreference: 'read preference option accepted',
   writeConcernMajority: 'write concern majority accepted',
+  hint: 'find/countDocuments with hint(index name) uses that index',
+  collModValidator: 'collMod replaces a $jsonSchema validator',
+  updateManyPositional: 'updateMany with positional $ (one matched element per document)',
+  nullMatchesMissing: '{field: null} matches documents without the field',
 } as const;
 export type FeatureKey = keyof typeof FEATURES;
 
@@ -1042,6 +1046,45 @@ describe('MongoDB conformance', () => {
     const r3 = await majority.deleteOne({ x: 1 });
     expect(r3.deletedCount).toBe(1);
   });
+  feature('hint', async () => {
+    const c = coll('hint_idx');
+    await c.createIndex({ cat: 1, price: 1 }, { name: 'cat_price' });
+    await c.createIndex({ price: 1 }, { name: 'price_only' });
+    await c.insertMany(Array.from({ length: 40 }, (_, i) => ({ cat: i % 4, price: i * 10 })));
+    const docs = await c.find({ cat: 1, price: { $gte: 100 } }).hint('cat_price').sort({ price: 1 }).toArray();
+    expect(docs.map((d) => d['price'])).toEqual([130, 170, 210, 250, 290, 330, 370]);
+    expectIxscan(await c.find({ cat: 1 }).hint('cat_price').explain(), 'cat_price');
+    expect(await c.countDocuments({ cat: 2 }, { hint: 'cat_price' })).toBe(10);
+  });
+
+  feature('collModValidator', async () => {
+    const name = 'collmod_validator';
+    await db.createCollection(name, { validator: { $jsonSchema: { bsonType: 'object', required: ['a'] } } });
+    await db.command({ collMod: name, validator: { $jsonSchema: { bsonType: 'object', required: ['a', 'b'] } }, validationLevel: 'strict' });
+    await coll(name).insertOne({ a: 1, b: 2 });
+    await expectServerError(coll(name).insertOne({ a: 1 }), 121);
+  });
+
+  feature('updateManyPositional', async () => {
+    const c = coll('update_many_positional');
+    await c.insertMany([
+      { _id: 'p1', ancestors: [{ _id: 'root', name: 'Old' }, { _id: 'x', name: 'X' }] },
+      { _id: 'p2', ancestors: [{ _id: 'y', name: 'Y' }, { _id: 'root', name: 'Old' }] },
+      { _id: 'p3', ancestors: [{ _id: 'z', name: 'Z' }] },
+    ]);
+    const r = await c.updateMany({ 'ancestors._id': 'root' }, { $set: { 'ancestors.$.name': 'New' } });
+    expect(r.modifiedCount).toBe(2);
+    const docs = await c.find({}).sort({ _id: 1 }).toArray();
+    expect(docs.map((d) => (d['ancestors'] as { name: string }[]).map((a) => a.name))).toEqual([['New', 'X'], ['Y', 'New'], ['Z']]);
+  });
+
+  feature('nullMatchesMissing', async () => {
+    const c = coll('null_missing');
+    await c.insertMany([{ _id: 'a', deleted_at: null }, { _id: 'b' }, { _id: 'c', deleted_at: new Date() }]);
+    const ids = (await c.find({ deleted_at: null }).sort({ _id: 1 }).toArray()).map((d) => d._id);
+    expect(ids).toEqual(['a', 'b']);
+  });
+
   // Last on purpose: the TTL documents were written in beforeAll, so the (up to 60 s)
   // wait for the TTL monitor overlaps with every other test instead of adding to them.
   feature(
