@@ -99,6 +99,7 @@ async function main(): Promise<void> {
       await seed(db, scenario.products, 0xbe00 + s);
       results.push(await run(scenario, 0xbe00 + s));
     }
+    const serverProbe = await probeServer(db);
     const byProduct = await db.collection('stock').find({}).toArray();
     const inconsistent = byProduct.filter((d) => d['available'] < 0 || d['available'] + d['reserved'] + d['committed'] !== d['received'] + d['adjusted']).length;
     const report = {
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
         instances: 1, partitions: 3, in_flight_window: IN_FLIGHT, orders_per_scenario: ORDERS_PER_SCENARIO, scenario_budget_ms: SCENARIO_BUDGET_MS,
         note: 'one line per order, qty 1, stock ≥ demand so every command is a successful reservation; latency = publish of ReserveStock → StockReserved/StockRejected seen by a consumer (includes outbox relay and Kafka); machine shared with other engineers\' JVMs and tests, MongoDB server is SecantusDB (pure Python, ADR 0003)',
       },
+      server_probe_after_run: serverProbe,
       results,
       stock_documents_violating_invariant: inconsistent,
     };
@@ -174,6 +176,19 @@ async function seed(db: ReturnType<MongoClient['db']>, products: number, prefix:
     return { _id: stockKey(productId, 'MSK'), product_id: productId, zone: 'MSK', ...replay([entry]), reservations: [], version: 1, created_at: now, updated_at: now, _ledger: [entry] };
   });
   for (let i = 0; i < docs.length; i += 500) await db.collection('stock').insertMany(docs.slice(i, i + 500) as never[]);
+}
+
+/** What one round trip to the MongoDB server costs right now (the machine and server are shared). */
+async function probeServer(db: ReturnType<MongoClient['db']>): Promise<{ update_one_ms: number; find_one_ms: number; load_average_1m: number }> {
+  const c = db.collection<{ _id: string; n: number }>('probe');
+  await c.insertOne({ _id: 'p', n: 0 });
+  let t = performance.now();
+  for (let i = 0; i < 50; i++) await c.updateOne({ _id: 'p' }, { $inc: { n: 1 } });
+  const update = (performance.now() - t) / 50;
+  t = performance.now();
+  for (let i = 0; i < 50; i++) await c.findOne({ _id: 'p' });
+  const find = (performance.now() - t) / 50;
+  return { update_one_ms: Number(update.toFixed(1)), find_one_ms: Number(find.toFixed(1)), load_average_1m: Number((os.loadavg()[0] ?? 0).toFixed(2)) };
 }
 
 async function waitHttp(url: string, timeoutMs: number): Promise<void> {

@@ -30,15 +30,12 @@ export class LedgerRepository {
       .find({ '_ledger.at': { $lte: new Date() } }, { projection: { _ledger: 1 }, readPreference: ReadPreference.primary })
       .limit(limit)
       .toArray();
-    let moved = 0;
-    for (const doc of docs) {
-      const entries = doc._ledger ?? [];
-      if (entries.length === 0) continue;
-      await this.insertIgnoringDuplicates(entries);
-      await this.stock.updateOne({ _id: doc._id }, { $pull: { _ledger: { _id: { $in: entries.map((e) => e._id) } } } });
-      moved += entries.length;
-    }
-    return moved;
+    const entries = docs.flatMap((d) => d._ledger ?? []);
+    if (entries.length === 0) return 0;
+    // Two round trips per pass whatever the number of documents: one insert, one pull.
+    await this.insertIgnoringDuplicates(entries);
+    await this.stock.updateMany({ _id: { $in: docs.map((d) => d._id) } }, { $pull: { _ledger: { _id: { $in: entries.map((e) => e._id) } } } });
+    return entries.length;
   }
 
   private async insertIgnoringDuplicates(entries: LedgerEntry[]): Promise<void> {
