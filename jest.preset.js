@@ -5,6 +5,8 @@ const { compilerOptions } = require('./tsconfig.base.json');
 
 module.exports = {
   testEnvironment: 'node',
+  // kafkajs and driver sockets can outlive a suite by a few seconds; never let a run hang on them.
+  forceExit: true,
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',
