@@ -77,6 +77,7 @@ export const FEATURES = {
   collModValidator: 'collMod replaces a $jsonSchema validator',
   updateManyPositional: 'updateMany with positional $ (one matched element per document)',
   nullMatchesMissing: '{field: null} matches documents without the field',
+  updateManyPullCondition: 'updateMany with $pull by condition (ledger flush)',
 } as const;
 export type FeatureKey = keyof typeof FEATURES;
 
@@ -1083,6 +1084,20 @@ describe('MongoDB conformance', () => {
     await c.insertMany([{ _id: 'a', deleted_at: null }, { _id: 'b' }, { _id: 'c', deleted_at: new Date() }]);
     const ids = (await c.find({ deleted_at: null }).sort({ _id: 1 }).toArray()).map((d) => d._id);
     expect(ids).toEqual(['a', 'b']);
+  });
+
+  feature('updateManyPullCondition', async () => {
+    const c = coll('update_many_pull');
+    await c.insertMany([
+      { _id: 's1', pending: [{ id: 'a', seq: 1 }, { id: 'b', seq: 2 }, { id: 'c', seq: 3 }] },
+      { _id: 's2', pending: [{ id: 'd', seq: 1 }, { id: 'e', seq: 5 }] },
+      { _id: 's3', pending: [{ id: 'f', seq: 9 }] },
+    ]);
+    const r = await c.updateMany({ 'pending.seq': { $lte: 2 } }, upd({ $pull: { pending: { seq: { $lte: 2 } } } }));
+    expect(r.matchedCount).toBe(2);
+    expect(r.modifiedCount).toBe(2);
+    const docs = await c.find({}).sort({ _id: 1 }).toArray();
+    expect(docs.map((d) => (d['pending'] as { id: string }[]).map((p) => p.id))).toEqual([['c'], ['e'], ['f']]);
   });
 
   // Last on purpose: the TTL documents were written in beforeAll, so the (up to 60 s)
