@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Loads the demo catalog (3-level Russian category tree, ≥ 2,000 products) through the running
- * catalog service, once: a marker under .infra records that it was loaded. The seed itself is
+ * Loads the demo catalog (3-level Russian category tree, ≥ 2,000 products) and stock for the
+ * newest 100 products in every zone, once: a marker under .infra records that it was loaded. The seed itself is
  * idempotent too, so a lost marker only costs time.
  */
 export async function loadDemoData(root: string, infra: Readonly<Record<string, string>>, log: (m: string) => void): Promise<void> {
@@ -19,6 +19,30 @@ export async function loadDemoData(root: string, infra: Readonly<Record<string, 
     stdio: 'inherit',
     env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001', INVENTORY_URL: 'http://127.0.0.1:3002' },
   });
+  await stockDemoProducts(log);
   mkdirSync(join(root, '.infra', 'services'), { recursive: true });
   writeFileSync(marker, new Date().toISOString());
+}
+
+const ZONES = ['MSK', 'SPB', 'EKB'] as const;
+
+/** Puts the newest 100 demo products in stock in every zone, through the inventory API. */
+async function stockDemoProducts(log: (m: string) => void): Promise<void> {
+  const res = await fetch('http://127.0.0.1:3001/products?sort=newest&limit=100');
+  if (!res.ok) throw new Error(`catalog search failed: HTTP ${res.status}`);
+  const { items } = (await res.json()) as { items: { id: string }[] };
+  let n = 0;
+  for (const [i, p] of items.entries()) {
+    for (const zone of ZONES) {
+      const qty = 5 + ((i * 7 + zone.length * 13) % 60);
+      const r = await fetch(`http://127.0.0.1:3002/stock/${p.id}/${zone}/restock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ qty, reason: 'demo data' }),
+      });
+      if (!r.ok) throw new Error(`restock ${p.id}/${zone} failed: HTTP ${r.status} ${await r.text()}`);
+      n++;
+    }
+  }
+  log(`stocked ${items.length} products in ${ZONES.join(', ')} (${n} restocks)`);
 }
