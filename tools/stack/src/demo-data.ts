@@ -28,14 +28,14 @@ const ZONES = ['MSK', 'SPB', 'EKB'] as const;
 
 /** Puts the newest 100 demo products in stock in every zone, through the inventory API. */
 async function stockDemoProducts(log: (m: string) => void): Promise<void> {
-  const res = await fetch('http://127.0.0.1:3001/products?sort=newest&limit=100');
+  const res = await fetchRetry('http://127.0.0.1:3001/products?sort=newest&limit=100');
   if (!res.ok) throw new Error(`catalog search failed: HTTP ${res.status}`);
   const { items } = (await res.json()) as { items: { id: string }[] };
   let n = 0;
   for (const [i, p] of items.entries()) {
     for (const zone of ZONES) {
       const qty = 5 + ((i * 7 + zone.length * 13) % 60);
-      const r = await fetch(`http://127.0.0.1:3002/stock/${p.id}/${zone}/restock`, {
+      const r = await fetchRetry(`http://127.0.0.1:3002/stock/${p.id}/${zone}/restock`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ qty, reason: 'demo data' }),
@@ -45,4 +45,17 @@ async function stockDemoProducts(log: (m: string) => void): Promise<void> {
     }
   }
   log(`stocked ${items.length} products in ${ZONES.join(', ')} (${n} restocks)`);
+}
+
+/** A busy single-node dev stack can drop a connection now and then: retry briefly, then say why. */
+async function fetchRetry(url: string, init?: RequestInit, attempts = 5): Promise<Response> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      if (i >= attempts) throw new Error(`${url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
+      await new Promise((r) => setTimeout(r, 1000 * i));
+    }
+  }
 }
