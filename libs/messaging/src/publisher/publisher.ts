@@ -1,4 +1,4 @@
-import { CompressionTypes, IHeaders, Kafka, Producer } from 'kafkajs';
+import { CompressionTypes, IHeaders, Kafka, Partitioners, Producer } from 'kafkajs';
 import { OutgoingMessage, TopicName } from '@mw/contracts';
 
 /** Kafka headers carried on every message, so tools can route without parsing the value. */
@@ -22,7 +22,13 @@ export class KafkaPublisher {
   private connected: Promise<void> | undefined;
 
   constructor(kafka: Kafka) {
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      // The Java-compatible murmur2 partitioner: a key lands on the same partition as from any Kafka client.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
   }
 
   connect(): Promise<void> {
