@@ -103,6 +103,8 @@ describe('ConsumerRunner, publisher and DLQ redrive (real Kafka)', () => {
     const first = await redrive({ kafka, topic, logger });
     expect(first.moved).toBe(4);
     await waitFor(async () => handled.some((e) => e.payload.order_id === oid(2)), 30_000, 'redriven message 2 handled');
+    // The three that fail again (two invalid, order 3) are back in the DLQ: 4 earlier + 3 new records.
+    await collectFrom(kafka, [`${topic}.dlq`], (all) => all.length >= 7, 30_000);
     const again = await redrive({ kafka, topic, logger });
     // Only the ones that failed again after the first redrive (the two invalid + order 3) are new in the DLQ.
     expect(again.moved).toBe(3);

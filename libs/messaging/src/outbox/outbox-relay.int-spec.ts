@@ -57,15 +57,18 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
     const ids: string[] = [];
     for (let n = 1; n <= total; n++) ids.push(await change(n));
 
+    // The relay runs in node itself (tsx as a loader, not the tsx CLI, which would leave the real
+    // process as an orphaned grandchild), in its own process group so the kill reaches everything.
     const child = spawn(
       process.execPath,
-      [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', join(__dirname, '../test/relay-child.ts'), env.mongoUrl, dbName, 'aggregates', env.kafkaBrokers.join(',')],
-      { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(__dirname, '../../../..') },
+      ['--import', 'tsx', join(__dirname, '../test/relay-child.ts'), env.mongoUrl, dbName, 'aggregates', env.kafkaBrokers.join(',')],
+      { stdio: ['ignore', 'pipe', 'inherit'], cwd: join(__dirname, '../../../..'), detached: true, env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.base.json' } },
     );
+    const exited = new Promise((r) => child.once('exit', r));
     // Kill it as soon as it has published something but not everything.
     await collectFrom(kafka, [topic], (all) => all.length >= 20, 60_000);
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    process.kill(-child.pid!, 'SIGKILL');
+    await exited;
 
     const coll = mongo.db(dbName).collection('aggregates');
     const left = await coll.countDocuments({ [`${OUTBOX_FIELD}.0`]: { $exists: true } });
