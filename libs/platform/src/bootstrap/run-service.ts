@@ -127,6 +127,8 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
   readonly rootModule: (config: Readonly<C>, logger: Logger) => DynamicModule;
   /** false for a process without a Kafka consumer (HTTP only). */
   readonly consumer?: boolean;
+  /** Port of this process when it is not HTTP_PORT (a second process of the same service). */
+  readonly httpPort?: (config: Readonly<C>) => number;
 }): void {
   const start = async (): Promise<void> => {
     const config = spec.loadConfig();
@@ -137,7 +139,7 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
       description: spec.description,
       rootModule: spec.rootModule(config, logger),
       logger,
-      http: { port: config.HTTP_PORT, bodyLimit: config.HTTP_BODY_LIMIT },
+      http: { port: spec.httpPort?.(config) ?? config.HTTP_PORT, bodyLimit: config.HTTP_BODY_LIMIT },
       kafka:
         spec.consumer === false
           ? undefined
