@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { validate } from '@mw/platform';
-import { formatPrice, parsePrice } from './money';
+import { decimalMoney, validate } from '@mw/platform';
+import { formatPrice, MAX_PRICE_MINOR } from './money';
 
 export const ObjectIdParam = z
   .string()
@@ -13,14 +13,7 @@ export const SlugParam = z
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lower-case latin words joined by hyphens');
 
 /** Decimal string at the edge → kopecks inside. Numbers are refused: they may already be binary floats. */
-export const PriceInput = z.string().transform((text, ctx) => {
-  const r = parsePrice(text);
-  if (!r.ok) {
-    ctx.addIssue({ code: 'custom', message: r.reason });
-    return z.NEVER;
-  }
-  return r.minor;
-});
+export const PriceInput = decimalMoney(MAX_PRICE_MINOR);
 
 export const MAX_ATTRIBUTES = 50;
 export const AttributeKey = z
