@@ -75,7 +75,7 @@ describe('carts service (real Cassandra + Kafka)', () => {
     const kafka = new Kafka({ clientId: 'carts-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
     const producer = kafka.producer();
     await producer.connect();
-    const msg = createMessage('orders.orders.v1', 'OrderConfirmed', { order_id: '65f0000000000000000000ff', user_id: cart.user_id, cart_id: cart.cart_id }, { correlation_id: 'saga-cart', causation_id: null });
+    const msg = createMessage('orders.orders.v1', 'OrderConfirmed', { order_id: '65f0000000000000000000ff', user_id: cart.user_id, cart_id: cart.cart_id, checkout_id: cart.cart_id }, { correlation_id: 'saga-cart', causation_id: null });
     for (let i = 0; i < 2; i++) await producer.send({ topic: msg.topic, messages: [{ key: msg.key, value: JSON.stringify(msg.envelope) }] });
     await producer.disconnect();
 

@@ -19,6 +19,7 @@ export class OrderOutcomeHandler {
         case 'OrderCancelled':
           return this.carts.onOrderOutcome(e.type, e.payload.cart_id);
         case 'OrderCreated':
+        case 'OrderRejected':
           return; // the cart is already checking out
       }
     });

@@ -27,7 +27,7 @@ export class OrdersService {
     const created = createMessage(
       'orders.orders.v1',
       'OrderCreated',
-      { order_id: o.id, user_id: o.user_id, cart_id: o.cart_id, zone: o.zone, total: o.total, currency: 'RUB' },
+      { order_id: o.id, user_id: o.user_id, cart_id: o.cart_id, checkout_id: o.checkout_id, zone: o.zone, total: o.total, currency: 'RUB' },
       outgoingTrace(),
     );
     const inserted = await this.repo.insertWithEvents(o, [created]);

@@ -11,7 +11,11 @@ export const OrderCancelReason = z.enum([
   'CANCELLED_BY_USER',
 ]);
 
-const OrderRef = z.object({ order_id: ObjectIdHex, user_id: UserId, cart_id: Uuid });
+/** Why a checkout could not become an order at all (it is answered, so the cart never waits forever). */
+export const OrderRejectCode = z.enum(['ZONE_NOT_SERVED', 'TOTAL_MISMATCH', 'INVALID_CHECKOUT']);
+
+/** Every order outcome carries the checkout it answers: a cart reopens only for its current checkout. */
+const OrderRef = z.object({ order_id: ObjectIdHex, user_id: UserId, cart_id: Uuid, checkout_id: Uuid });
 
 export const OrderCreated = defineMessage(
   'OrderCreated',
@@ -25,4 +29,18 @@ export const OrderCancelled = defineMessage(
   'user_id',
 );
 
-export const orderMessages = [OrderCreated, OrderConfirmed, OrderCancelled] as const;
+export const OrderRejected = defineMessage(
+  'OrderRejected',
+  z.object({
+    checkout_id: Uuid,
+    cart_id: Uuid,
+    user_id: UserId,
+    code: OrderRejectCode,
+    /** The offending field of the checkout (e.g. "zone", "total"). */
+    field: z.string().min(1).max(100),
+    message: z.string().min(1).max(500),
+  }),
+  'user_id',
+);
+
+export const orderMessages = [OrderCreated, OrderConfirmed, OrderCancelled, OrderRejected] as const;
