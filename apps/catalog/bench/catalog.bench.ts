@@ -18,7 +18,7 @@ import { MongoClient } from 'mongodb';
 import pino from 'pino';
 import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
-import { connectCassandra } from '@mw/persistence';
+import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { loadConfig } from '@mw/platform';
 import { CategoriesRepository } from '../src/categories/categories.repository';
 import { catalogConfigSchema } from '../src/config';
@@ -53,7 +53,7 @@ const config = loadConfig(catalogConfigSchema, {
 const logger = pino({ level: 'warn' });
 
 async function main(): Promise<void> {
-  const mongo = await MongoClient.connect(config.MONGO_URL);
+  const mongo = await createMongoClient(config.MONGO_URL).connect();
   const db = mongo.db(config.MONGO_DB);
   const cassandra = await connectCassandra(cassandraOptions(config));
   try {

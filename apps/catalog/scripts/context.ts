@@ -5,7 +5,7 @@
 import { Client } from 'cassandra-driver';
 import { Db, MongoClient } from 'mongodb';
 import pino, { Logger } from 'pino';
-import { connectCassandra } from '@mw/persistence';
+import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { CatalogConfig, loadCatalogConfig } from '../src/config';
 import { ProductDoc } from '../src/shared/catalog-db';
 import { cassandraOptions } from '../src/shared/cassandra-options';
@@ -23,10 +23,10 @@ export interface ScriptContext {
 export async function scriptContext(name: string): Promise<ScriptContext> {
   const config = loadCatalogConfig();
   const logger = pino({ name, level: config.LOG_LEVEL });
-  const mongo = await MongoClient.connect(config.MONGO_URL, {
+  const mongo = await createMongoClient(config.MONGO_URL, {
     appName: `catalog-${name}`,
     serverSelectionTimeoutMS: 5000,
-  });
+  }).connect();
   let cass: Client | undefined;
   return {
     config,

@@ -13,6 +13,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
 import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
 import { uniqueName } from '@mw/testing';
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     INVENTORY_MAX_QTY_PER_LINE: '10',
   };
-  const mongo = await MongoClient.connect(infra['MONGO_URL']!);
+  const mongo = await createMongoClient(infra['MONGO_URL']!).connect();
   const db = mongo.db(dbName);
   const kafka = new Kafka({ clientId: 'inventory-bench', brokers: infra['KAFKA_BROKERS']!.split(','), logLevel: logLevel.NOTHING });
   const publisher = new KafkaPublisher(kafka);

@@ -5,6 +5,7 @@
  * available + reserved + committed = received − adjustments and matches the replay of its ledger.
  */
 import { MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
 import { z } from 'zod';
 import { env, loadConfig } from '@mw/platform';
 import { LedgerRepository } from '../src/ledger/ledger.repository';
@@ -13,7 +14,7 @@ import { LedgerService } from '../src/ledger/ledger.service';
 async function main(): Promise<number> {
   const config = loadConfig(z.object({ MONGO_URL: env.mongoUrl(), MONGO_DB: z.string().min(1).default('inventory') }));
   const [productId, zone] = process.argv.slice(2);
-  const client = await MongoClient.connect(config.MONGO_URL);
+  const client = await createMongoClient(config.MONGO_URL).connect();
   try {
     const db = client.db(config.MONGO_DB);
     const report = await new LedgerService(db, new LedgerRepository(db)).check({ product_id: productId, zone }, 1_000_000);

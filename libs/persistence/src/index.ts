@@ -1,2 +1,3 @@
+export * from './mongo-client';
 export * from './mongo.module';
 export * from './cassandra.module';

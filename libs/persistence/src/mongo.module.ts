@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Db, MongoClient, ReadPreferenceMode } from 'mongodb';
 import { HealthRegistry } from '@mw/platform';
+import { createMongoClient } from './mongo-client';
 
 export const MONGO_CLIENT = Symbol('MONGO_CLIENT');
 export const MONGO_DB = Symbol('MONGO_DB');
@@ -38,7 +39,7 @@ export class MongoModule {
         {
           provide: MONGO_CLIENT,
           useFactory: async () => {
-            const client = new MongoClient(opts.url, {
+            const client = createMongoClient(opts.url, {
               appName: opts.appName,
               readPreference: opts.readPreference ?? 'primary',
               serverSelectionTimeoutMS: 5000,

@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import { Client } from 'cassandra-driver';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
@@ -27,7 +28,7 @@ describe('infrastructure under test', () => {
   });
 
   it('the MongoDB wire-protocol server answers buildInfo', async () => {
-    const client = await MongoClient.connect(env.mongoUrl, { serverSelectionTimeoutMS: 5000 });
+    const client = await MongoClient.connect(env.mongoUrl, { serverSelectionTimeoutMS: 5000, runtimeAdapters: { os } });
     const info = await client.db('admin').command({ buildInfo: 1 });
     const hello = await client.db('admin').command({ hello: 1 });
     await client.close();

@@ -1,4 +1,5 @@
 import { Db, MongoClient, ObjectId } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
 import { testEnv } from '@mw/testing';
 import { PRODUCTS } from '../shared/catalog-db';
 import { buildSearch, SearchParams, SORTS } from '../search/search-query';
@@ -45,7 +46,7 @@ describe('catalog API on real MongoDB', () => {
 
   beforeAll(async () => {
     s = await startStack();
-    mongo = await MongoClient.connect(env.mongoUrl);
+    mongo = await createMongoClient(env.mongoUrl).connect();
     db = mongo.db(s.config.MONGO_DB);
     await cat('Электроника', 'electronics');
     await cat('Телефоны', 'phones', 'electronics');

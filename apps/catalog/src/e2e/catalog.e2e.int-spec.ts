@@ -1,7 +1,7 @@
 import { Client } from 'cassandra-driver';
 import { MongoClient } from 'mongodb';
 import { EnvelopeOf } from '@mw/contracts';
-import { connectCassandra } from '@mw/persistence';
+import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName, waitFor } from '@mw/testing';
 import { readModelSchema } from '../projection/cassandra-schema';
 import { ProjectorService } from '../projection/projector.service';
@@ -54,7 +54,7 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
 
   afterAll(async () => {
     await s?.close();
-    const mongo = await MongoClient.connect(env.mongoUrl);
+    const mongo = await createMongoClient(env.mongoUrl).connect();
     await mongo.db(s.config.MONGO_DB).dropDatabase();
     await mongo.close();
     await cass?.execute(`DROP KEYSPACE IF EXISTS ${s.config.CASSANDRA_KEYSPACE}`);

@@ -1,7 +1,7 @@
 import { Client, types } from 'cassandra-driver';
 import { MongoClient } from 'mongodb';
 import pino from 'pino';
-import { connectCassandra } from '@mw/persistence';
+import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName } from '@mw/testing';
 import { diffAll, rebuild } from '../../scripts/read-model-sync';
 import { CategoriesRepository } from '../categories/categories.repository';
@@ -23,7 +23,7 @@ describe('read-model rebuild and anti-entropy verify', () => {
   let oldCategory = '';
 
   beforeAll(async () => {
-    mongo = await MongoClient.connect(env.mongoUrl);
+    mongo = await createMongoClient(env.mongoUrl).connect();
     const db = mongo.db(name);
     await ensureCatalogSchema(db);
     cass = await connectCassandra({

@@ -1,4 +1,5 @@
 import { MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
 import pino from 'pino';
 import { testEnv, uniqueName } from '@mw/testing';
 import { LedgerRepository } from '../ledger/ledger.repository';
@@ -15,7 +16,7 @@ import { Sweeper } from './sweeper';
 /** Crash recovery and concurrent sweeping against the real MongoDB server (no Kafka needed: answers stay in the outbox). */
 describe('sweeper', () => {
   const env = testEnv();
-  const client = new MongoClient(env.mongoUrl);
+  const client = createMongoClient(env.mongoUrl);
   const db = client.db(uniqueName('inventory_sweeper'));
   const logger = pino({ level: 'silent' });
   const stock = new StockRepository(db);

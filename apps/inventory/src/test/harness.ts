@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { Admin, Consumer, Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
 import { createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
 import { createLogger } from '@mw/platform';
@@ -51,7 +52,7 @@ export class InventoryHarness {
     this.kafka = new Kafka({ clientId: 'inventory-test', brokers: [...this.config.KAFKA_BROKERS], logLevel: logLevel.NOTHING });
     this.publisher = new KafkaPublisher(this.kafka);
     this.admin = this.kafka.admin();
-    this.mongo = new MongoClient(this.config.MONGO_URL);
+    this.mongo = createMongoClient(this.config.MONGO_URL);
   }
 
   get db() {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
 import pino from 'pino';
 import { createMessage, TopicName } from '@mw/contracts';
 import { collectFrom, testEnv, uniqueName, waitFor } from '@mw/testing';
@@ -27,7 +28,7 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
   const topic = uniqueName('test.outbox') as TopicName;
 
   beforeAll(async () => {
-    mongo = await MongoClient.connect(env.mongoUrl);
+    mongo = await createMongoClient(env.mongoUrl).connect();
     kafka = new Kafka({ clientId: 'outbox-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();

@@ -3,6 +3,7 @@
  * argv: mongoUrl dbName collection brokers
  */
 import { MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
 import pino from 'pino';
 import { createKafka } from '../kafka/kafka';
 import { KafkaPublisher } from '../publisher/publisher';
@@ -11,7 +12,7 @@ import { OutboxRelay } from '../outbox/outbox-relay';
 async function main(): Promise<void> {
   const [mongoUrl, dbName, collection, brokers] = process.argv.slice(2) as [string, string, string, string];
   const logger = pino({ level: 'warn' });
-  const client = await MongoClient.connect(mongoUrl);
+  const client = await createMongoClient(mongoUrl).connect();
   const publisher = new KafkaPublisher(createKafka({ brokers: brokers.split(','), clientId: 'relay-child', logger }));
   await publisher.connect();
   const relay = new OutboxRelay({ db: client.db(dbName), collections: [collection], publisher, logger, name: 'test-relay', batchSize: 5, leaseMs: 2000 });
