@@ -6,21 +6,16 @@
  * name in the title. It runs against whatever server `MONGO_URL` points at (the
  * project's local server from `tools/infra`, a real mongod, a CI service...).
  *
- * Rule: a missing feature is reported by name, never silently skipped. When the
- * server in use is known to lack a feature, that feature is listed in KNOWN_GAPS for
- * that server; its test then asserts that the gap is STILL there (the feature check
- * must fail) and logs `GAP: <feature> on <server>`. If a server upgrade fixes the
- * gap, the test fails and KNOWN_GAPS must be updated. Services must not use a
- * feature listed as a gap for the server the project runs (see
- * docs/adr/0003-mongodb-server-choice.md).
+ * Rule: every feature must work on the project's server (mongod, ADR 0003); a feature
+ * that does not is a failing test named after it, never a skip.
  *
  * Environment:
  *   MONGO_URL                       connection string (required)
- *   MONGO_CONFORMANCE_IGNORE_GAPS=1 ignore KNOWN_GAPS: every feature must work (used to
- *                                   build the candidate comparison table)
  *   MONGO_CONFORMANCE_TTL_WAIT_MS   upper bound for the TTL test (default 90000)
  *   MONGO_CONFORMANCE_KEEP_DB=1     keep the per-run database for inspection
  */
+// runtimeAdapters: the driver's dynamic import('os') fails under Jest (see libs/persistence/src/mongo-client.ts).
+import * as os from 'node:os';
 import {
   Collection,
   Db,
@@ -33,10 +28,7 @@ import {
   UpdateFilter,
 } from 'mongodb';
 
-/** Servers the suite can recognise from buildInfo. */
-export type MongoServerKind = 'mongod' | 'secantusdb' | 'mongo-java-server' | 'ferretdb';
-
-/** Feature names: test titles and KNOWN_GAPS keys. */
+/** Feature names: the test titles. */
 export const FEATURES = {
   hello: 'hello/buildInfo version reporting',
   conditionalFindOneAndUpdate: 'conditional findOneAndUpdate with $inc/$push/$pull (reservation pattern)',
@@ -71,8 +63,8 @@ export const FEATURES = {
   sortLimitTieBreak: 'cursor sort + limit with _id tie-break (pagination)',
   countDocuments: 'countDocuments with filter',
   estimatedDocumentCount: 'estimatedDocumentCount',
-  readPreference: 'read preference option accepted',
-  writeConcernMajority: 'write concern majority accepted',
+  readPreference: 'secondaryPreferred read (maxStalenessSeconds) is served by a SECONDARY member',
+  writeConcernMajority: 'w: majority write is then read with readConcern majority from a secondary',
   hint: 'find/countDocuments with hint(index name) uses that index',
   collModValidator: 'collMod replaces a $jsonSchema validator',
   updateManyPositional: 'updateMany with positional $ (one matched element per document)',
@@ -81,68 +73,13 @@ export const FEATURES = {
 } as const;
 export type FeatureKey = keyof typeof FEATURES;
 
-/**
- * Known gaps per server: feature → why. The test for a listed feature asserts that the
- * feature still fails on that server. Keep in sync with docs/adr/0003-mongodb-server-choice.md.
- */
-export const KNOWN_GAPS: Readonly<Record<MongoServerKind, Partial<Record<FeatureKey, string>>>> = {
-  // Reference implementation: no gaps by definition.
-  mongod: {},
-  // The project's chosen local server (ADR 0003), SecantusDB 0.7.0b3.
-  secantusdb: {
-    indexSort:
-      'SecantusDB 0.7.0b3: equality prefix + sort on the next compound-index key plans IXSCAN then an ' +
-      'in-memory SORT (results correct; performance only)',
-    aggArrayFieldPath:
-      "SecantusDB 0.7.0b3: '$array.field' in aggregation expressions evaluates to missing instead of the " +
-      'array of values (silently wrong results); use $map / $unwind instead',
-  },
-  // Rejected candidate (ADR 0003): mongo-java-server 1.47.0, memory backend, wire version forced to 17.
-  'mongo-java-server': {
-    hello: "mongo-java-server 1.47.0: no 'hello' command (driver falls back to legacy isMaster)",
-    compoundIndex: "mongo-java-server 1.47.0: no 'explain' command",
-    indexSort: "mongo-java-server 1.47.0: no 'explain' command",
-    multikeyIndex: "mongo-java-server 1.47.0: no 'explain' command",
-    explainIndex: "mongo-java-server 1.47.0: no 'explain' command",
-    ttlIndex: 'mongo-java-server 1.47.0: TTL indexes are accepted but documents never expire',
-    jsonSchema: 'mongo-java-server 1.47.0: validators are accepted but not enforced',
-    bulkOrdered: 'mongo-java-server 1.47.0: insert reply n counts the failed documents',
-    bulkUnordered: 'mongo-java-server 1.47.0: insert reply n counts the failed documents',
-    txCommit: 'mongo-java-server 1.47.0: no sessions (driver: topology does not support sessions)',
-    txAbort: 'mongo-java-server 1.47.0: no sessions (driver: topology does not support sessions)',
-    withTransaction: 'mongo-java-server 1.47.0: no sessions (driver: topology does not support sessions)',
-    changeStreams: 'mongo-java-server 1.47.0: update events lack updateDescription',
-  },
-  // Not run here; FerretDB v1 documents these as unsupported.
-  ferretdb: {
-    positional: 'FerretDB v1: positional $ operator not implemented',
-    arrayFilters: 'FerretDB v1: arrayFilters not implemented',
-    updateManyArrayFilters: 'FerretDB v1: arrayFilters not implemented',
-    ttlIndex: 'FerretDB v1: TTL indexes not implemented',
-    jsonSchema: 'FerretDB v1: validators not implemented',
-    txCommit: 'FerretDB v1: transactions not implemented',
-    txAbort: 'FerretDB v1: transactions not implemented',
-    withTransaction: 'FerretDB v1: transactions not implemented',
-  },
-};
-
 const MONGO_URL = process.env.MONGO_URL;
-const IGNORE_GAPS = process.env.MONGO_CONFORMANCE_IGNORE_GAPS === '1';
 const TTL_WAIT_MS = Number(process.env.MONGO_CONFORMANCE_TTL_WAIT_MS ?? 90_000);
 const DB_NAME = `conformance_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
 
 let client: MongoClient;
 let db: Db;
-let server: MongoServerKind = 'mongod';
 const outcome: Record<string, string> = {};
-
-function detectServer(buildInfo: Document): MongoServerKind {
-  if (buildInfo.secantusVersion !== undefined || buildInfo.secantus !== undefined) return 'secantusdb';
-  if (buildInfo.ferretdb !== undefined || buildInfo.ferretdbVersion !== undefined) return 'ferretdb';
-  // Every real mongod reports its git revision; mongo-java-server does not.
-  if (buildInfo.gitVersion === undefined) return 'mongo-java-server';
-  return 'mongod';
-}
 
 async function withTimeout<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -217,43 +154,19 @@ async function expectServerError(p: Promise<unknown>, code: number): Promise<Mon
   throw new Error(`expected a server error with code ${code}, but the operation succeeded`);
 }
 
-/**
- * Declares one feature test. For a feature in KNOWN_GAPS[server] the body must still
- * fail (the gap is asserted, and logged); otherwise it must pass.
- */
+/** Declares one feature test; its outcome goes into the summary printed at the end. */
 function feature(key: FeatureKey, body: () => Promise<void>, timeoutMs = 30_000): void {
   const title = FEATURES[key];
   it(
     title,
     async () => {
-      const gap = IGNORE_GAPS ? undefined : KNOWN_GAPS[server][key];
-      if (gap === undefined) {
-        try {
-          await body();
-          outcome[title] = 'pass';
-        } catch (e) {
-          outcome[title] = `FAIL: ${(e as Error).message.split('\n')[0]}`;
-          throw e;
-        }
-        return;
-      }
-      let failure: unknown;
       try {
         await body();
+        outcome[title] = 'pass';
       } catch (e) {
-        failure = e;
+        outcome[title] = `FAIL: ${(e as Error).message.split('\n')[0]}`;
+        throw e;
       }
-      if (failure === undefined) {
-        outcome[title] = 'FAIL: known gap no longer reproduces';
-        throw new Error(
-          `"${title}" is listed in KNOWN_GAPS for ${server} (${gap}) but now works: ` +
-            `remove it from KNOWN_GAPS (tools/infra/conformance/mongo-conformance.spec.ts) and ADR 0003`,
-        );
-      }
-      outcome[title] = `gap (${gap})`;
-      console.log(
-        `GAP: ${title} on ${server} — ${gap} — observed: ${(failure as Error).message.split('\n')[0]}`,
-      );
     },
     timeoutMs,
   );
@@ -294,15 +207,13 @@ beforeAll(async () => {
       'MONGO_URL is not set: start the local server (`infra start mongodb`) or export MONGO_URL',
     );
   }
-  client = new MongoClient(MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
+  client = new MongoClient(MONGO_URL, { serverSelectionTimeoutMS: 10_000, runtimeAdapters: { os } });
   await client.connect();
   db = client.db(DB_NAME);
   const admin = client.db('admin');
   const buildInfo = await admin.command({ buildInfo: 1 });
-  server = detectServer(buildInfo);
-  const handshake = await admin.command({ hello: 1 }).catch(() => admin.command({ isMaster: 1 }));
-  const extra = buildInfo.secantusVersion ? ` (SecantusDB ${buildInfo.secantusVersion})` : '';
-  console.log(`MongoDB server: ${server} ${buildInfo.version}${extra} wire ${handshake.maxWireVersion}`);
+  const handshake = await admin.command({ hello: 1 });
+  console.log(`MongoDB server: ${buildInfo.version} wire ${handshake.maxWireVersion}, replica set ${handshake.setName} (${handshake.hosts?.length} members)`);
   ttlSetup = startTtlScenario();
   ttlSetup.catch(() => undefined); // surfaced by the ttlIndex test
 }, 30_000);
@@ -318,10 +229,8 @@ afterAll(async () => {
     if (process.env.MONGO_CONFORMANCE_KEEP_DB !== '1') await db.dropDatabase().catch(() => undefined);
     await client.close();
   }
-  const lines = Object.entries(outcome).map(
-    ([f, r]) => `  ${r.startsWith('pass') ? 'ok  ' : r.startsWith('gap') ? 'GAP ' : 'FAIL'} ${f}: ${r}`,
-  );
-  console.log(`MongoDB conformance summary for ${server}:\n${lines.join('\n')}`);
+  const lines = Object.entries(outcome).map(([f, r]) => `  ${r === 'pass' ? 'ok  ' : 'FAIL'} ${f}: ${r}`);
+  console.log(`MongoDB conformance summary:\n${lines.join('\n')}`);
 });
 
 describe('MongoDB conformance', () => {
@@ -1017,35 +926,40 @@ describe('MongoDB conformance', () => {
 
   feature('readPreference', async () => {
     const c = coll('read_pref');
-    await c.insertOne({ x: 1 });
-    for (const rp of [
-      ReadPreference.PRIMARY,
-      ReadPreference.PRIMARY_PREFERRED,
-      ReadPreference.SECONDARY_PREFERRED,
-      ReadPreference.NEAREST,
-    ]) {
-      const docs = await c.find({}, { readPreference: rp }).toArray();
-      expect(docs).toHaveLength(1);
+    await c.insertOne({ x: 1 }, { writeConcern: { w: 'majority' } });
+    const hello = await client.db('admin').command({ hello: 1 });
+    expect(Array.isArray(hello.hosts) && hello.hosts.length).toBeGreaterThanOrEqual(3);
+    // Which member served each read: command monitoring on a second client.
+    const monitored = new MongoClient(MONGO_URL as string, { monitorCommands: true, serverSelectionTimeoutMS: 10_000, runtimeAdapters: { os } });
+    const served: Record<string, string> = {};
+    monitored.on('commandStarted', (e) => {
+      if (e.commandName === 'find') served[String((e.command as Document).comment)] = e.address;
+    });
+    try {
+      const m = monitored.db(DB_NAME).collection<AnyDoc>('read_pref');
+      const secondary = new ReadPreference('secondaryPreferred', undefined, { maxStalenessSeconds: 90 });
+      expect(await m.find({}, { readPreference: secondary, comment: 'secondary' }).toArray()).toHaveLength(1);
+      expect(await m.find({}, { readPreference: ReadPreference.PRIMARY, comment: 'primary' }).toArray()).toHaveLength(1);
+    } finally {
+      await monitored.close();
     }
-    const viaCollection = coll('read_pref', { readPreference: 'primaryPreferred' });
-    expect(await viaCollection.countDocuments({})).toBe(1);
-    const rows = await c.aggregate([{ $count: 'n' }], { readPreference: 'secondaryPreferred' }).toArray();
-    expect(rows).toEqual([{ n: 1 }]);
+    expect(served['primary']).toBe(hello.primary);
+    expect(hello.hosts).toContain(served['secondary']);
+    expect(served['secondary']).not.toBe(hello.primary);
   });
 
   feature('writeConcernMajority', async () => {
-    const c = coll('write_concern');
-    const r1 = await c.insertOne({ x: 1 }, { writeConcern: { w: 'majority', wtimeoutMS: 5_000 } });
+    const c = coll('write_concern', { writeConcern: { w: 'majority', wtimeoutMS: 10_000 } });
+    const r1 = await c.insertOne({ x: 1 });
     expect(r1.acknowledged).toBe(true);
-    const r2 = await c.updateOne(
-      { x: 1 },
-      { $set: { y: 1 } },
-      { writeConcern: { w: 'majority', journal: true } },
-    );
+    const r2 = await c.updateOne({ x: 1 }, { $set: { y: 1 } }, { writeConcern: { w: 'majority', journal: true } });
     expect(r2.modifiedCount).toBe(1);
-    const majority = coll('write_concern', { writeConcern: { w: 'majority' } });
-    const r3 = await majority.deleteOne({ x: 1 });
-    expect(r3.deletedCount).toBe(1);
+    // Acknowledged by a majority means a majority read on a secondary already sees it.
+    const fromSecondary = await db
+      .collection<AnyDoc>('write_concern', { readConcern: { level: 'majority' } })
+      .findOne({ x: 1 }, { readPreference: ReadPreference.SECONDARY });
+    expect(fromSecondary?.['y']).toBe(1);
+    expect((await c.deleteOne({ x: 1 })).deletedCount).toBe(1);
   });
   feature('hint', async () => {
     const c = coll('hint_idx');

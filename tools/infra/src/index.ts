@@ -55,7 +55,10 @@ export async function ensureInfra(options: EnsureInfraOptions = {}): Promise<Rec
         throw new InfraError(`infrastructure did not start (INFRA=local):\n${text}`);
       }
       env = {};
-      for (const r of results) env[r.envVar] = r.connection;
+      for (const r of results) {
+        env[r.envVar] = r.connection;
+        write(`[infra] ${r.name}: ${r.version}`);
+      }
       if (names.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
       break;
     }

@@ -18,6 +18,15 @@ import {
   cassandraYaml,
 } from './servers/cassandra';
 import { heapMiB, parseJavaMajor } from './servers/jvm';
+import {
+  hasAvx,
+  memberPorts,
+  mongodArgs,
+  mongoUrl,
+  parseMembers,
+  supervisorScript,
+  unhealthyReason,
+} from './servers/mongodb';
 import { kafkaClusterId, kafkaLog4jProperties, kafkaServerProperties, versionFromLog } from './servers/kafka';
 
 const noDocker = (): boolean => false;
@@ -266,5 +275,55 @@ describe('helpers', () => {
     expect(formatError(err, {})).toBe('port 19092 is already in use\ntail line');
     expect(formatError(new Error('boom\nat x'), {})).toBe('boom');
     expect(formatError(new Error('boom'), { DEBUG: '1' })).toContain('at ');
+  });
+});
+
+describe('mongodb replica set', () => {
+  it('has 3 members by default, 1 on request, and refuses an even count', () => {
+    expect(parseMembers({})).toBe(3);
+    expect(parseMembers({ MONGO_MEMBERS: '1' })).toBe(1);
+    expect(() => parseMembers({ MONGO_MEMBERS: '2' })).toThrow(/MONGO_MEMBERS must be 1, 3, 5 or 7/);
+    expect(() => parseMembers({ MONGO_MEMBERS: 'three' })).toThrow(InfraError);
+  });
+
+  it('connects clients to every member by replica-set name', () => {
+    expect(memberPorts(27217, 3)).toEqual([27217, 27218, 27219]);
+    expect(mongoUrl('127.0.0.1', [27217, 27218, 27219])).toBe(
+      'mongodb://127.0.0.1:27217,127.0.0.1:27218,127.0.0.1:27219/?replicaSet=rs0',
+    );
+    expect(mongoHosts(mongoUrl('127.0.0.1', [1, 2]))).toEqual([['127.0.0.1', 1], ['127.0.0.1', 2]]);
+  });
+
+  it('detects AVX from /proc/cpuinfo flags', () => {
+    expect(hasAvx('processor : 0\nflags\t\t: fpu sse4_2 avx avx2 rdrand\n')).toBe(true);
+    expect(hasAvx('processor : 0\nflags\t\t: fpu sse4_2 avx512f\n')).toBe(false);
+    expect(hasAvx('processor : 0\nflags\t\t: fpu sse4_2\n')).toBe(false);
+  });
+
+  it('runs each member on loopback with its own data, log and a small cache', () => {
+    const args = mongodArgs({ host: '127.0.0.1', port: 27218, dbPath: '/d/1', logPath: '/l/1.log' });
+    expect(args.join(' ')).toContain('--replSet rs0 --bind_ip 127.0.0.1 --port 27218 --dbpath /d/1 --logpath /l/1.log');
+    expect(args.join(' ')).toContain('--wiredTigerCacheSizeGB 0.25');
+  });
+
+  it('supervises: a SIGKILLed member restarts, any other exit stops the set', () => {
+    const script = supervisorScript("/opt/it's/mongod", [
+      ['--port', '1', '--dbpath', '/a'],
+      ['--port', '2', '--dbpath', '/b b'],
+    ]);
+    expect(script).toContain(`'/opt/it'\\''s/mongod' "$@"`);
+    expect(script).toContain(`member 1 '--port' '1' '--dbpath' '/a' &`);
+    expect(script).toContain(`member 2 '--port' '2' '--dbpath' '/b b' &`);
+    expect(script).toMatch(/if \[ "\$code" -ne 137 \]; then .*return "\$code"; fi/);
+    expect(script).toContain('wait -n');
+  });
+
+  it('is healthy with exactly one primary and every other member secondary', () => {
+    const m = (stateStr: string, i: number) => ({ name: `h:${i}`, stateStr });
+    expect(unhealthyReason(['PRIMARY', 'SECONDARY', 'SECONDARY'].map(m), 3)).toBeNull();
+    expect(unhealthyReason(['PRIMARY'].map(m), 1)).toBeNull();
+    expect(unhealthyReason(['PRIMARY', 'STARTUP2', 'SECONDARY'].map(m), 3)).toBe('h:0 PRIMARY, h:1 STARTUP2, h:2 SECONDARY');
+    expect(unhealthyReason(['SECONDARY', 'SECONDARY', 'SECONDARY'].map(m), 3)).toMatch(/SECONDARY/);
+    expect(unhealthyReason(['PRIMARY', 'SECONDARY'].map(m), 3)).toMatch(/^2 of 3 members/);
   });
 });

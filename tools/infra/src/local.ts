@@ -205,22 +205,7 @@ export async function statusOne(cfg: InfraConfig, name: ServerName): Promise<Sta
   const paths = serverPaths(cfg.infraDir, name);
   const pidState = readPidState(paths, cfg.infraDir);
   const log = displayPath(cfg.root, paths.logFile);
-  let server: LocalServer;
-  try {
-    server = await loadServer(name, cfg);
-  } catch (err) {
-    return {
-      server: name,
-      mode: 'local',
-      port: '-',
-      pid: describePid(pidState),
-      state: errorMessage(err).includes('definition missing')
-        ? 'no definition (servers/mongodb.ts missing)'
-        : errorMessage(err),
-      version: '-',
-      log,
-    };
-  }
+  const server = await loadServer(name, cfg);
   const ctx = contextFor(cfg, name, () => undefined);
   const portOpen = await isPortOpen(server.port, cfg.host, 1000);
   let state: string;
@@ -256,13 +241,8 @@ export async function localEnv(
 ): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   for (const name of names) {
-    try {
-      const server = await loadServer(name, cfg);
-      env[server.connection.envVar] = server.connection.value;
-    } catch {
-      if (name === 'mongodb')
-        env[CONNECTION_VARS.mongodb] = `mongodb://${cfg.host}:${cfg.ports.mongo}/?directConnection=true`;
-    }
+    const server = await loadServer(name, cfg);
+    env[server.connection.envVar] = server.connection.value;
   }
   if (names.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
   return env;
