@@ -15,15 +15,16 @@ export class AppModule {
       module: AppModule,
       imports: [
         PlatformModule.forRoot(logger),
-        MongoModule.forRoot({ url: config.MONGO_URL, dbName: config.MONGO_DB, appName: 'orders' }),
+        // Saga decisions read the primary (the client default); only order history may read secondaries.
+        MongoModule.forRoot({ url: config.MONGO_URL, dbName: config.MONGO_DB, appName: 'orders', readPreference: 'primary' }),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
           clientId: config.KAFKA_CLIENT_ID ?? 'orders',
           groupId: config.KAFKA_GROUP_ID,
-          topics: ['carts.checkout.v1', 'orders.orders.v1', 'inventory.commands.v1', 'inventory.events.v1'],
+          topics: [config.ORDERS_CHECKOUT_TOPIC, config.ORDERS_EVENTS_TOPIC, config.INVENTORY_COMMANDS_TOPIC, config.INVENTORY_EVENTS_TOPIC],
           partitions: config.KAFKA_TOPIC_PARTITIONS,
         }),
-        OrdersModule,
+        OrdersModule.register(config),
       ],
       providers: [{ provide: ORDERS_CONFIG, useValue: config }],
       exports: [ORDERS_CONFIG],

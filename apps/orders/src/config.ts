@@ -1,14 +1,63 @@
 import { z } from 'zod';
 import { baseConfigSchema, env, loadConfig } from '@mw/platform';
 
-export const ordersConfigSchema = baseConfigSchema.extend({
-  HTTP_PORT: env.port(3004),
-  MONGO_URL: env.mongoUrl(),
-  MONGO_DB: z.string().min(1).default('orders'),
-  /** Order history may be read from secondaries (seed 001 §5); order status for decisions never is. */
-  ORDER_HISTORY_READ_PREFERENCE: z.enum(['primary', 'primaryPreferred', 'secondaryPreferred', 'nearest']).default('secondaryPreferred'),
-  KAFKA_GROUP_ID: z.string().min(1).default('orders'),
-});
+const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name');
+const rate = (def: number) => z.coerce.number().min(0).max(1).default(def);
+const optionalCsv = z
+  .string()
+  .default('')
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+export const ordersConfigSchema = baseConfigSchema
+  .extend({
+    HTTP_PORT: env.port(3004),
+    MONGO_URL: env.mongoUrl(),
+    MONGO_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/).default('orders'),
+    /** Order history may be read from secondaries (seed 001 §5); order status for decisions never is. */
+    ORDER_HISTORY_READ_PREFERENCE: z.enum(['primary', 'primaryPreferred', 'secondaryPreferred', 'nearest']).default('secondaryPreferred'),
+    KAFKA_GROUP_ID: z.string().min(1).default('orders'),
+    /** Topic names are configurable so tests run on private topics; production keeps the defaults. */
+    ORDERS_CHECKOUT_TOPIC: topicName.default('carts.checkout.v1'),
+    ORDERS_EVENTS_TOPIC: topicName.default('orders.orders.v1'),
+    INVENTORY_COMMANDS_TOPIC: topicName.default('inventory.commands.v1'),
+    INVENTORY_EVENTS_TOPIC: topicName.default('inventory.events.v1'),
+    /** Saga deadlines (persisted on the order; the sweeper acts on them). */
+    SAGA_STOCK_TIMEOUT_MS: env.int(30_000, 100, 3_600_000),
+    SAGA_PAYMENT_TIMEOUT_MS: env.int(60_000, 100, 3_600_000),
+    SAGA_COMMIT_TIMEOUT_MS: env.int(30_000, 100, 3_600_000),
+    SAGA_CANCEL_TIMEOUT_MS: env.int(60_000, 100, 3_600_000),
+    SAGA_SWEEP_INTERVAL_MS: env.int(1000, 20, 600_000),
+    /** How long inventory holds the stock (ReserveStock.hold_seconds): longer than the payment wait. */
+    STOCK_HOLD_SECONDS: env.int(900, 1, 86_400),
+    /** Payment worker: poll period, concurrent calls, lease of a claimed step, retry backoff, call timeout. */
+    PAYMENT_POLL_MS: env.int(250, 10, 60_000),
+    PAYMENT_CONCURRENCY: env.int(8, 1, 256),
+    PAYMENT_LEASE_MS: env.int(15_000, 100, 600_000),
+    PAYMENT_RETRY_BASE_MS: env.int(200, 1, 60_000),
+    PAYMENT_RETRY_MAX_MS: env.int(5000, 1, 600_000),
+    PAYMENT_CALL_TIMEOUT_MS: env.int(5000, 10, 120_000),
+    /** Checkouts carry no card token yet: this one is used for every payment (see ADR 0050). */
+    PAYMENT_DEFAULT_CARD_TOKEN: z.string().min(1).max(200).default('tok_default'),
+    /** Simulator rules (the only PaymentGateway adapter for now). */
+    PAYMENT_SIM_DECLINE_AMOUNT_FROM: z.coerce.number().int().positive().optional(),
+    PAYMENT_SIM_DECLINE_TOKENS: optionalCsv,
+    PAYMENT_SIM_DECLINE_USERS: optionalCsv,
+    PAYMENT_SIM_HANG_USERS: optionalCsv,
+    PAYMENT_SIM_LATENCY_MIN_MS: env.int(20, 0, 60_000),
+    PAYMENT_SIM_LATENCY_MAX_MS: env.int(150, 0, 60_000),
+    PAYMENT_SIM_TRANSIENT_ERROR_RATE: rate(0.05),
+    PAYMENT_SIM_TIMEOUT_RATE: rate(0.02),
+    OUTBOX_POLL_MS: env.int(250, 10, 60_000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.PAYMENT_SIM_LATENCY_MIN_MS > c.PAYMENT_SIM_LATENCY_MAX_MS) {
+      ctx.addIssue({ code: 'custom', path: ['PAYMENT_SIM_LATENCY_MIN_MS'], message: 'must not exceed PAYMENT_SIM_LATENCY_MAX_MS' });
+    }
+    if (c.STOCK_HOLD_SECONDS * 1000 <= c.SAGA_PAYMENT_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['STOCK_HOLD_SECONDS'], message: 'must be longer than SAGA_PAYMENT_TIMEOUT_MS, or every payment races the reservation expiry' });
+    }
+  });
 export type OrdersConfig = z.infer<typeof ordersConfigSchema>;
 
-export const loadOrdersConfig = (): Readonly<OrdersConfig> => loadConfig(ordersConfigSchema);
+export const loadOrdersConfig = (source?: NodeJS.ProcessEnv): Readonly<OrdersConfig> =>
+  source ? loadConfig(ordersConfigSchema, source) : loadConfig(ordersConfigSchema);

@@ -1,4 +1,6 @@
-import { orderFromCheckout, orderIdFromCheckout } from './order';
+import { orderFromCheckout, orderIdFromCheckout, stockLinesOf } from './order';
+
+const timeouts = { stockMs: 1000, paymentMs: 2000, commitMs: 3000, cancelMs: 4000 };
 
 const checkout = {
   cart_id: '0b8f6f7e-1a2b-4c3d-8e9f-001122334455',
@@ -21,18 +23,28 @@ describe('order from checkout', () => {
     expect(orderIdFromCheckout('other')).not.toBe(orderIdFromCheckout(checkout.checkout_id));
   });
 
-  it('creates a pending order with price snapshots and the total in minor units', () => {
-    const d = orderFromCheckout(checkout, ['MSK', 'SPB'], now);
+  it('creates a pending order waiting for stock, with price snapshots and the total in minor units', () => {
+    const d = orderFromCheckout(checkout, ['MSK', 'SPB'], now, timeouts, 'corr-1');
     expect(d.ok && d.order.status).toBe('pending');
+    expect(d.ok && d.order.saga).toMatchObject({ state: 'AWAITING_STOCK', deadline: new Date(now.getTime() + 1000), history: [] });
     expect(d.ok && d.order.total).toBe(4098800);
     expect(d.ok && d.order.items[0]).toEqual({ product_id: '65f000000000000000000001', name: 'Смартфон', category_id: undefined, price: 1999900, qty: 2 });
   });
 
   it('refuses an unknown zone, naming the field', () => {
-    expect(orderFromCheckout({ ...checkout, zone: 'NSK' }, ['MSK'], now)).toMatchObject({ ok: false, field: 'zone' });
+    expect(orderFromCheckout({ ...checkout, zone: 'NSK' }, ['MSK'], now, timeouts, 'c')).toMatchObject({ ok: false, code: 'ZONE_NOT_SERVED', field: 'zone' });
   });
 
   it('refuses a total that does not match the lines', () => {
-    expect(orderFromCheckout({ ...checkout, total: 1 }, ['MSK'], now)).toMatchObject({ ok: false, field: 'total' });
+    expect(orderFromCheckout({ ...checkout, total: 1 }, ['MSK'], now, timeouts, 'c')).toMatchObject({ ok: false, code: 'TOTAL_MISMATCH', field: 'total' });
+  });
+
+  it('reserves one line per product, quantities summed', () => {
+    const items = [
+      { product_id: 'a', name: 'x', price: 1, qty: 2 },
+      { product_id: 'b', name: 'y', price: 1, qty: 1 },
+      { product_id: 'a', name: 'x', price: 1, qty: 3 },
+    ];
+    expect(stockLinesOf(items)).toEqual([{ product_id: 'a', qty: 5 }, { product_id: 'b', qty: 1 }]);
   });
 });

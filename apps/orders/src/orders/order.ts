@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Carts } from '@mw/contracts';
+import { Saga, SagaTimeouts, startSaga } from '../saga/saga';
 
-/** Order lifecycle (ARCHITECTURE: pending → confirmed → shipped → delivered, or cancelled). */
-export type OrderStatus = 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
-
-/** Where the checkout saga stands; the orchestration steps extend this set. */
-export type SagaState = 'NEW';
+/** Order status at the edge (ARCHITECTURE: pending → confirmed | cancelled; shipping comes later). */
+export type OrderStatus = 'pending' | 'confirmed' | 'cancelled';
 
 export interface OrderItem {
   readonly product_id: string;
@@ -26,7 +24,10 @@ export interface Order {
   readonly total: number;
   readonly currency: 'RUB';
   readonly status: OrderStatus;
-  readonly saga: { readonly state: SagaState; readonly history: readonly { state: SagaState; at: Date }[] };
+  /** The checkout saga: state, reason, deadline, payment progress, transition history. */
+  readonly saga: Saga;
+  /** Correlation id of the checkout: every message of this saga carries it. */
+  readonly correlation_id: string;
   readonly order_date: Date;
   readonly created_at: Date;
   readonly updated_at: Date;
@@ -35,9 +36,11 @@ export interface Order {
 
 type CheckoutRequested = Carts.CheckoutRequestedPayload;
 
+export type RejectCode = 'ZONE_NOT_SERVED' | 'TOTAL_MISMATCH';
+
 export type OrderDecision =
   | { readonly ok: true; readonly order: Order }
-  | { readonly ok: false; readonly field: string; readonly message: string };
+  | { readonly ok: false; readonly code: RejectCode; readonly field: string; readonly message: string };
 
 /**
  * The order id is derived from the checkout id, so a redelivered CheckoutRequested maps to the
@@ -47,12 +50,12 @@ export function orderIdFromCheckout(checkoutId: string): string {
   return createHash('sha256').update(`order:${checkoutId}`).digest('hex').slice(0, 24);
 }
 
-/** Decides whether a checkout can become an order: served zone, consistent total. */
-export function orderFromCheckout(c: CheckoutRequested, zones: readonly string[], now: Date): OrderDecision {
-  if (!zones.includes(c.zone)) return { ok: false, field: 'zone', message: `zone ${c.zone} is not served (${zones.join(', ')})` };
+/** Decides whether a checkout can become an order (served zone, consistent total); the saga starts waiting for stock. */
+export function orderFromCheckout(c: CheckoutRequested, zones: readonly string[], now: Date, timeouts: SagaTimeouts, correlationId: string): OrderDecision {
+  if (!zones.includes(c.zone)) return { ok: false, code: 'ZONE_NOT_SERVED', field: 'zone', message: `zone ${c.zone} is not served (${zones.join(', ')})` };
   const total = c.lines.reduce((sum, l) => sum + l.unit_price * l.qty, 0);
   if (!Number.isSafeInteger(total) || total !== c.total) {
-    return { ok: false, field: 'total', message: `total ${c.total} does not match the lines (${total})` };
+    return { ok: false, code: 'TOTAL_MISMATCH', field: 'total', message: `total ${c.total} does not match the lines (${total})` };
   }
   return {
     ok: true,
@@ -62,15 +65,23 @@ export function orderFromCheckout(c: CheckoutRequested, zones: readonly string[]
       cart_id: c.cart_id,
       user_id: c.user_id,
       zone: c.zone,
-      items: c.lines.map((l) => ({ product_id: l.product_id, name: l.name, category_id: l.category_id, price: l.unit_price, qty: l.qty })),
+      items: c.lines.map((l) => ({ product_id: l.product_id.toLowerCase(), name: l.name, category_id: l.category_id, price: l.unit_price, qty: l.qty })),
       total,
       currency: 'RUB',
       status: 'pending',
-      saga: { state: 'NEW', history: [{ state: 'NEW', at: now }] },
+      saga: startSaga(now, timeouts),
+      correlation_id: correlationId,
       order_date: now,
       created_at: now,
       updated_at: now,
       version: 1,
     },
   };
+}
+
+/** ReserveStock lines: one per product (inventory refuses repeated products), quantities summed. */
+export function stockLinesOf(items: readonly OrderItem[]): { product_id: string; qty: number }[] {
+  const byProduct = new Map<string, number>();
+  for (const i of items) byProduct.set(i.product_id, (byProduct.get(i.product_id) ?? 0) + i.qty);
+  return [...byProduct].map(([product_id, qty]) => ({ product_id, qty }));
 }

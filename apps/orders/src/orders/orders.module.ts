@@ -1,13 +1,143 @@
-import { Module } from '@nestjs/common';
-import { OutboxModule } from '@mw/messaging';
-import { CheckoutHandler } from './checkout.handler';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Db } from 'mongodb';
+import type { Logger } from 'pino';
+import { OutboxModule, OutboxRelay } from '@mw/messaging';
+import { MONGO_DB } from '@mw/persistence';
+import { LOGGER } from '@mw/platform';
+import { Periodic } from '../common/periodic';
+import { OrdersConfig } from '../config';
+import { ORDERS_CONFIG } from '../config.token';
+import { PAYMENT_GATEWAY, PaymentGateway } from '../payments/payment-gateway';
+import { PaymentWorker } from '../payments/payment.worker';
+import { SimulatedPaymentGateway } from '../payments/simulator/simulated-payment.gateway';
+import { DeadlineSweeper } from '../saga/deadline-sweeper';
+import { SagaMessages } from '../saga/saga-messages';
+import { sagaControllers } from '../saga/saga.controllers';
+import { SagaTimeouts } from '../saga/saga';
+import { SagaNudges, SagaService } from '../saga/saga.service';
+import { CheckoutService } from './checkout.service';
 import { OrdersController } from './orders.controller';
-import { ORDERS_COLLECTION, OrdersRepository } from './orders.repository';
-import { OrdersService } from './orders.service';
+import { ORDERS_COLLECTION, OrdersRepository, REJECTIONS_COLLECTION } from './orders.repository';
+import { OrdersQueries } from './orders.service';
 
-@Module({
-  imports: [OutboxModule.forRoot({ name: 'orders', collections: [ORDERS_COLLECTION] })],
-  controllers: [OrdersController, CheckoutHandler],
-  providers: [OrdersRepository, OrdersService],
-})
-export class OrdersModule {}
+type Cfg = Readonly<OrdersConfig>;
+
+/** Late-bound nudges: the relay and the payment loop exist only once the app is bootstrapped. */
+class Nudges implements SagaNudges {
+  relay: OutboxRelay | undefined;
+  paymentLoop: Periodic | undefined;
+  outbox(): void {
+    this.relay?.nudge();
+  }
+  payment(): void {
+    this.paymentLoop?.kick();
+  }
+}
+
+export const sagaTimeouts = (c: Cfg): SagaTimeouts => ({
+  stockMs: c.SAGA_STOCK_TIMEOUT_MS,
+  paymentMs: c.SAGA_PAYMENT_TIMEOUT_MS,
+  commitMs: c.SAGA_COMMIT_TIMEOUT_MS,
+  cancelMs: c.SAGA_CANCEL_TIMEOUT_MS,
+});
+
+/** Indexes at start-up; the payment worker and the deadline sweeper while the app runs (on every instance). */
+@Injectable()
+class SagaBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly loops: Periodic[] = [];
+  constructor(
+    @Inject(ORDERS_CONFIG) private readonly config: Cfg,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(PAYMENT_GATEWAY) private readonly gateway: PaymentGateway,
+    private readonly repo: OrdersRepository,
+    private readonly relay: OutboxRelay,
+    private readonly nudges: Nudges,
+    private readonly worker: PaymentWorker,
+    private readonly sweeper: DeadlineSweeper,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.repo.ensureIndexes();
+    if (this.gateway instanceof SimulatedPaymentGateway) await this.gateway.ensureIndexes();
+  }
+
+  onApplicationBootstrap(): void {
+    const payments = new Periodic('payment-worker', this.config.PAYMENT_POLL_MS, () => this.worker.runOnce(), this.logger);
+    this.nudges.relay = this.relay;
+    this.nudges.paymentLoop = payments;
+    this.loops.push(payments, new Periodic('deadline-sweeper', this.config.SAGA_SWEEP_INTERVAL_MS, () => this.sweeper.sweepOnce(), this.logger));
+    for (const l of this.loops) l.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.loops.map((l) => l.stop()));
+  }
+}
+
+/** Orders, the checkout saga (orchestrator) and its payment step. Plain classes wired by factories. */
+@Module({})
+export class OrdersModule {
+  static register(config: Cfg): DynamicModule {
+    return {
+      module: OrdersModule,
+      imports: [OutboxModule.forRoot({ name: 'orders', collections: [ORDERS_COLLECTION, REJECTIONS_COLLECTION], pollIntervalMs: config.OUTBOX_POLL_MS })],
+      controllers: [OrdersController, ...sagaControllers({ checkout: config.ORDERS_CHECKOUT_TOPIC, inventoryEvents: config.INVENTORY_EVENTS_TOPIC })],
+      providers: [
+        Nudges,
+        { provide: OrdersRepository, useFactory: (db: Db) => new OrdersRepository(db), inject: [MONGO_DB] },
+        { provide: SagaMessages, useValue: new SagaMessages({ inventoryCommands: config.INVENTORY_COMMANDS_TOPIC, orderEvents: config.ORDERS_EVENTS_TOPIC }, config.STOCK_HOLD_SECONDS) },
+        {
+          provide: SagaService,
+          useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger) => new SagaService(r, m, sagaTimeouts(config), n, log),
+          inject: [OrdersRepository, SagaMessages, Nudges, LOGGER],
+        },
+        {
+          provide: CheckoutService,
+          useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger) => new CheckoutService(r, m, config.ZONES, sagaTimeouts(config), n, log),
+          inject: [OrdersRepository, SagaMessages, Nudges, LOGGER],
+        },
+        { provide: OrdersQueries, useFactory: (r: OrdersRepository) => new OrdersQueries(r, config.ORDER_HISTORY_READ_PREFERENCE), inject: [OrdersRepository] },
+        {
+          provide: PAYMENT_GATEWAY,
+          useFactory: (db: Db, log: Logger): PaymentGateway =>
+            new SimulatedPaymentGateway(
+              db,
+              {
+                declineAmountFrom: config.PAYMENT_SIM_DECLINE_AMOUNT_FROM ?? null,
+                declineTokens: config.PAYMENT_SIM_DECLINE_TOKENS,
+                declineUsers: config.PAYMENT_SIM_DECLINE_USERS,
+                hangUsers: config.PAYMENT_SIM_HANG_USERS,
+                latencyMinMs: config.PAYMENT_SIM_LATENCY_MIN_MS,
+                latencyMaxMs: config.PAYMENT_SIM_LATENCY_MAX_MS,
+                transientErrorRate: config.PAYMENT_SIM_TRANSIENT_ERROR_RATE,
+                timeoutRate: config.PAYMENT_SIM_TIMEOUT_RATE,
+              },
+              log,
+            ),
+          inject: [MONGO_DB, LOGGER],
+        },
+        {
+          provide: PaymentWorker,
+          useFactory: (r: OrdersRepository, g: PaymentGateway, s: SagaService, log: Logger) =>
+            new PaymentWorker(
+              r,
+              g,
+              s,
+              {
+                concurrency: config.PAYMENT_CONCURRENCY,
+                leaseMs: config.PAYMENT_LEASE_MS,
+                retryBaseMs: config.PAYMENT_RETRY_BASE_MS,
+                retryMaxMs: config.PAYMENT_RETRY_MAX_MS,
+                callTimeoutMs: config.PAYMENT_CALL_TIMEOUT_MS,
+                defaultCardToken: config.PAYMENT_DEFAULT_CARD_TOKEN,
+              },
+              log,
+            ),
+          inject: [OrdersRepository, PAYMENT_GATEWAY, SagaService, LOGGER],
+        },
+        { provide: DeadlineSweeper, useFactory: (r: OrdersRepository, s: SagaService, log: Logger) => new DeadlineSweeper(r, s, log), inject: [OrdersRepository, SagaService, LOGGER] },
+        SagaBackground,
+      ],
+    };
+  }
+}

@@ -1,36 +1,56 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { Collection, Db, MongoServerError, ReadPreference } from 'mongodb';
+import { Collection, Db, MongoServerError, ReadPreference, UpdateFilter, WriteConcern } from 'mongodb';
 import { OutgoingMessage } from '@mw/contracts';
-import { outboxPush, WithOutbox } from '@mw/messaging';
-import { MONGO_DB } from '@mw/persistence';
+import { outboxPush, toOutboxEntries, WithOutbox } from '@mw/messaging';
+import type { PaymentStep, Saga } from '../saga/saga';
+import { statusOf } from '../saga/saga';
 import { Order } from './order';
 
 export const ORDERS_COLLECTION = 'orders';
+/** Answers to checkouts that could not become orders (OrderRejected in the outbox), one per checkout. */
+export const REJECTIONS_COLLECTION = 'checkout_rejections';
 
-type OrderDoc = Omit<Order, 'id'> & WithOutbox & { _id: string };
+export type OrderDoc = Omit<Order, 'id'> & WithOutbox & { _id: string };
 
-@Injectable()
-export class OrdersRepository implements OnModuleInit {
+export interface RejectionDoc extends WithOutbox {
+  _id: string;
+  cart_id: string;
+  user_id: string;
+  code: string;
+  field: string;
+  message: string;
+  at: Date;
+}
+
+/** Decision writes are acknowledged by a majority (they survive a failover); decision reads go to the primary. */
+const majority = { writeConcern: new WriteConcern('majority') };
+const primary = { readPreference: ReadPreference.primary };
+
+/** Orders and their saga. Every saga change is one conditional update (version guard) carrying its outgoing messages. */
+export class OrdersRepository {
   private readonly orders: Collection<OrderDoc>;
+  private readonly rejections: Collection<RejectionDoc>;
 
-  constructor(@Inject(MONGO_DB) db: Db) {
-    this.orders = db.collection<OrderDoc>(ORDERS_COLLECTION);
+  constructor(db: Db) {
+    this.orders = db.collection<OrderDoc>(ORDERS_COLLECTION, majority);
+    this.rejections = db.collection<RejectionDoc>(REJECTIONS_COLLECTION, majority);
   }
 
-  async onModuleInit(): Promise<void> {
+  async ensureIndexes(): Promise<void> {
     await this.orders.createIndexes([
       { key: { user_id: 1, order_date: -1 }, name: 'user_history' },
       { key: { status: 1 }, name: 'status' },
       { key: { zone: 1 }, name: 'zone' },
       { key: { checkout_id: 1 }, name: 'checkout_unique', unique: true },
+      { key: { 'saga.deadline': 1 }, name: 'saga_deadline' },
+      { key: { 'saga.payment.next_at': 1 }, name: 'payment_due' },
     ]);
   }
 
-  /** Inserts the order with its outgoing events in the same document. False if it already exists. */
-  async insertWithEvents(order: Order, events: readonly OutgoingMessage[]): Promise<boolean> {
+  /** Inserts the order with its first messages in the same document. False if it already exists. */
+  async insertWithMessages(order: Order, messages: readonly OutgoingMessage[]): Promise<boolean> {
     const { id, ...rest } = order;
     try {
-      await this.orders.insertOne({ _id: id, ...rest, _outbox: outboxPush(events).$push._outbox.$each });
+      await this.orders.insertOne({ _id: id, ...rest, _outbox: toOutboxEntries(messages) });
       return true;
     } catch (e) {
       if (e instanceof MongoServerError && e.code === 11000) return false;
@@ -38,10 +58,67 @@ export class OrdersRepository implements OnModuleInit {
     }
   }
 
+  /** Stores the answer to an invalid checkout once (a redelivery finds it there). */
+  async insertRejection(doc: Omit<RejectionDoc, '_outbox'>, message: OutgoingMessage): Promise<boolean> {
+    try {
+      await this.rejections.insertOne({ ...doc, _outbox: toOutboxEntries([message]) });
+      return true;
+    } catch (e) {
+      if (e instanceof MongoServerError && e.code === 11000) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * One saga transition: new saga and status, version + 1, outgoing messages in the outbox — only
+   * if nobody changed the order since it was read at `version`. False on a lost race.
+   */
+  async transition(id: string, version: number, saga: Saga, messages: readonly OutgoingMessage[], now: Date): Promise<boolean> {
+    const res = await this.orders.updateOne({ _id: id, version }, {
+      $set: { saga, status: statusOf(saga.state), updated_at: now },
+      $inc: { version: 1 },
+      ...(messages.length > 0 ? outboxPush(messages, now) : {}),
+    } as UpdateFilter<OrderDoc>);
+    return res.modifiedCount === 1;
+  }
+
+  /**
+   * Claims the payment step of an order for `leaseMs` (moves its next_at forward) if it is still
+   * due at this version: exactly one worker instance wins. Does not change the version.
+   */
+  async claimPaymentStep(id: string, version: number, step: PaymentStep, now: Date, leaseMs: number): Promise<boolean> {
+    const res = await this.orders.updateOne(
+      { _id: id, version, 'saga.payment.step': step, 'saga.payment.next_at': { $lte: now } },
+      { $set: { 'saga.payment.next_at': new Date(now.getTime() + leaseMs) }, $inc: { 'saga.payment.attempts': 1 } },
+    );
+    return res.modifiedCount === 1;
+  }
+
+  /** After a transient payment failure: try again at `at` (backoff), if the step is still current. */
+  async deferPaymentStep(id: string, version: number, step: PaymentStep, at: Date): Promise<void> {
+    await this.orders.updateOne({ _id: id, version, 'saga.payment.step': step }, { $set: { 'saga.payment.next_at': at } });
+  }
+
   /** Status reads are decisions: primary only. */
   async findById(id: string): Promise<Order | null> {
-    const doc = await this.orders.findOne({ _id: id }, { projection: { _outbox: 0 }, readPreference: ReadPreference.primary });
+    const doc = await this.orders.findOne({ _id: id }, { projection: { _outbox: 0 }, ...primary });
     return doc ? toOrder(doc) : null;
+  }
+
+  /** Orders whose current wait is over (the sweeper). */
+  async pastDeadline(now: Date, limit: number): Promise<Order[]> {
+    const docs = await this.orders.find({ 'saga.deadline': { $lte: now } }, { projection: { _outbox: 0 }, ...primary }).sort({ 'saga.deadline': 1 }).limit(limit).toArray();
+    return docs.map(toOrder);
+  }
+
+  /** Orders with a payment step due now (the payment worker). */
+  async paymentDue(now: Date, limit: number): Promise<Order[]> {
+    const docs = await this.orders
+      .find({ 'saga.payment.next_at': { $lte: now } }, { projection: { _outbox: 0 }, ...primary })
+      .sort({ 'saga.payment.next_at': 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map(toOrder);
   }
 
   /** Order history, newest first; may come from a secondary. Keyset pagination on order_date/_id. */

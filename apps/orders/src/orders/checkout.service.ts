@@ -1,0 +1,55 @@
+import type { Logger } from 'pino';
+import { Carts, TraceContext } from '@mw/contracts';
+import { AppError } from '@mw/platform';
+import { SagaMessages } from '../saga/saga-messages';
+import { initialCommands, SagaTimeouts } from '../saga/saga';
+import { SagaNudges } from '../saga/saga.service';
+import { orderFromCheckout } from './order';
+import { OrdersRepository } from './orders.repository';
+
+/**
+ * Step 2 of the checkout saga: one order per checkout, inserted with OrderCreated and ReserveStock
+ * in its outbox (one write). A checkout that cannot become an order is answered with OrderRejected
+ * (stored once per checkout, so the cart leaves checking_out) and also dead-lettered for an operator.
+ */
+export class CheckoutService {
+  constructor(
+    private readonly repo: OrdersRepository,
+    private readonly messages: SagaMessages,
+    private readonly zones: readonly string[],
+    private readonly timeouts: SagaTimeouts,
+    private readonly nudges: SagaNudges,
+    private readonly logger: Logger,
+  ) {}
+
+  async onCheckoutRequested(checkout: Carts.CheckoutRequestedPayload, trace: TraceContext): Promise<void> {
+    const correlationId = trace.correlation_id;
+    const now = new Date();
+    const decision = orderFromCheckout(checkout, this.zones, now, this.timeouts, correlationId);
+    if (!decision.ok) {
+      const rejected = this.messages.orderEvent(
+        'OrderRejected',
+        { checkout_id: checkout.checkout_id, cart_id: checkout.cart_id, user_id: checkout.user_id, code: decision.code, field: decision.field, message: decision.message },
+        trace,
+        now,
+      );
+      const stored = await this.repo.insertRejection(
+        { _id: checkout.checkout_id, cart_id: checkout.cart_id, user_id: checkout.user_id, code: decision.code, field: decision.field, message: decision.message, at: now },
+        rejected,
+      );
+      if (stored) this.nudges.outbox();
+      this.logger.warn({ checkout_id: checkout.checkout_id, code: decision.code, duplicate: !stored }, 'checkout rejected');
+      throw AppError.validation([{ field: `payload.${decision.field}`, message: decision.message }], 'ORDERS.INVALID_CHECKOUT');
+    }
+    const o = decision.order;
+    const created = this.messages.orderEvent(
+      'OrderCreated',
+      { order_id: o.id, user_id: o.user_id, cart_id: o.cart_id, checkout_id: o.checkout_id, zone: o.zone, total: o.total, currency: 'RUB' },
+      trace,
+      now,
+    );
+    const inserted = await this.repo.insertWithMessages(o, [created, ...this.messages.forCommands(o, initialCommands, trace.causation_id, now)]);
+    this.logger.info({ order_id: o.id, checkout_id: o.checkout_id, duplicate: !inserted }, inserted ? 'order created, stock requested' : 'duplicate checkout ignored');
+    if (inserted) this.nudges.outbox();
+  }
+}

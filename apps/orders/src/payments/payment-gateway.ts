@@ -1,0 +1,46 @@
+import { AppError } from '@mw/platform';
+
+/**
+ * The payment port. The saga never talks to a PSP: the payment worker calls this port with an
+ * idempotency key derived from the order (`<order_id>:<operation>`), so a retried or repeated call
+ * (a crash, a timeout, a second instance) never charges twice. A real PSP adapter implements the
+ * same four operations; transient failures (network, timeouts, 5xx) are thrown as
+ * `PaymentUnavailableError`, every other answer is a result.
+ */
+export interface PaymentRequest {
+  readonly idempotencyKey: string;
+  /** The payment reference at the PSP: the order id. */
+  readonly reference: string;
+  readonly amount: number;
+  readonly currency: 'RUB';
+  readonly cardToken: string;
+  readonly userId: string;
+}
+
+export type AuthorizeResult = { readonly status: 'authorized'; readonly authorization_id: string } | { readonly status: 'declined'; readonly code: string };
+export type CaptureResult = { readonly status: 'captured' } | { readonly status: 'failed'; readonly code: string };
+/** `already_captured`: the money was taken; the caller refunds instead. */
+export type VoidResult = { readonly status: 'voided' } | { readonly status: 'already_captured' };
+/** `not_captured`: nothing was taken; the caller voids instead. */
+export type RefundResult = { readonly status: 'refunded' } | { readonly status: 'not_captured' };
+
+export interface PaymentGateway {
+  authorize(req: PaymentRequest): Promise<AuthorizeResult>;
+  capture(req: PaymentRequest): Promise<CaptureResult>;
+  void(req: PaymentRequest): Promise<VoidResult>;
+  refund(req: PaymentRequest): Promise<RefundResult>;
+}
+
+export const PAYMENT_GATEWAY = Symbol('PAYMENT_GATEWAY');
+
+export type PaymentOperation = 'authorize' | 'capture' | 'void' | 'refund';
+
+/** The idempotency key of one operation on one order: the same order and operation, the same key. */
+export const idempotencyKey = (orderId: string, op: PaymentOperation): string => `${orderId}:${op}`;
+
+/** A transient failure: the outcome is unknown or the PSP is unreachable; retry with the same key. */
+export class PaymentUnavailableError extends AppError {
+  constructor(code: 'PAYMENTS.PSP_UNAVAILABLE' | 'PAYMENTS.PSP_TIMEOUT', message: string) {
+    super(code, 'unavailable', message);
+  }
+}

@@ -1,0 +1,27 @@
+import type { EnvelopeOf } from '@mw/contracts';
+import { assertUnreachable } from '@mw/platform';
+import type { SagaInput } from './saga';
+
+const ORDER_ID = /^[0-9a-fA-F]{24}$/;
+
+/** Maps an inventory reply to the saga input of its order; null for events the saga does not follow. */
+export function sagaInputOf(e: EnvelopeOf<'inventory.events.v1'>): { orderId: string; input: SagaInput } | null {
+  switch (e.type) {
+    case 'StockReserved':
+      return { orderId: e.payload.order_id.toLowerCase(), input: { type: 'StockReserved', id: e.id, expires_at: new Date(e.payload.expires_at) } };
+    case 'StockRejected':
+      // Salvaged rejections may carry an order id that is no order of ours.
+      if (!ORDER_ID.test(e.payload.order_id)) return null;
+      return { orderId: e.payload.order_id.toLowerCase(), input: { type: 'StockRejected', id: e.id, code: e.payload.code } };
+    case 'StockCommitted':
+      return { orderId: e.payload.order_id.toLowerCase(), input: { type: 'StockCommitted', id: e.id } };
+    case 'StockCommitFailed':
+      return { orderId: e.payload.order_id.toLowerCase(), input: { type: 'StockCommitFailed', id: e.id, code: e.payload.code } };
+    case 'StockReleased':
+      return { orderId: e.payload.order_id.toLowerCase(), input: { type: 'StockReleased', id: e.id } };
+    case 'StockLevelChanged':
+      return null;
+    default:
+      return assertUnreachable(e);
+  }
+}

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import { AppError } from '@mw/platform';
+import { OrdersRepository } from '../orders/orders.repository';
+import { decide, SagaInput, SagaTimeouts } from './saga';
+import { SagaMessages } from './saga-messages';
+
+export type ApplyOutcome = 'applied' | 'ignored' | 'unknown-order';
+
+/** Where the service asks background work to run soon (relay after an outbox write, payment worker after a new step). */
+export interface SagaNudges {
+  outbox(): void;
+  payment(): void;
+}
+
+/**
+ * Drives one order's saga: load (primary), decide (pure), write the transition and its messages
+ * with one conditional update. A lost race (another instance, the sweeper, the payment worker)
+ * reloads and decides again; a repeated input is a no-op because its cause is in the history.
+ */
+export class SagaService {
+  constructor(
+    private readonly repo: OrdersRepository,
+    private readonly messages: SagaMessages,
+    private readonly timeouts: SagaTimeouts,
+    private readonly nudges: SagaNudges,
+    private readonly logger: Logger,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** `causation`: id of the message that caused the input (null for deadlines and payment outcomes). */
+  async apply(orderId: string, input: SagaInput, causation: string | null): Promise<ApplyOutcome> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const order = await this.repo.findById(orderId);
+      if (!order) {
+        this.logger.warn({ order_id: orderId, input: input.type }, 'saga input for an unknown order ignored');
+        return 'unknown-order';
+      }
+      const now = this.clock();
+      const d = decide(order.saga, input, now, this.timeouts);
+      if (d.kind === 'ignore') {
+        this.logger.info({ order_id: orderId, state: order.saga.state, input: input.type, cause: input.id, why: d.why }, 'saga input ignored');
+        return 'ignored';
+      }
+      const out = this.messages.forCommands(order, d.commands, causation, now);
+      if (await this.repo.transition(order.id, order.version, d.saga, out, now)) {
+        this.logger.info(
+          { order_id: orderId, correlation_id: order.correlation_id, from: order.saga.state, to: d.saga.state, input: input.type, cause: input.id, reason: d.saga.reason, emitted: d.commands.map((c) => c.type) },
+          'saga transition',
+        );
+        if (out.length > 0) this.nudges.outbox();
+        if (d.saga.payment.step) this.nudges.payment();
+        return 'applied';
+      }
+    }
+    throw new AppError('ORDERS.CONCURRENT_UPDATE', 'unavailable', `order ${orderId} kept changing while applying ${input.type}; retrying`);
+  }
+}
