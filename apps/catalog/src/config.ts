@@ -9,6 +9,8 @@ export const catalogConfigSchema = baseConfigSchema.extend({
   CATALOG_READ_PREFERENCE: z
     .enum(['primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest'])
     .default('secondaryPreferred'),
+  /** How far behind the primary a secondary may be to serve a search (90 s is the driver's minimum). */
+  CATALOG_MAX_STALENESS_SECONDS: env.int(90, 90, 3600),
   CASSANDRA_CONTACT_POINTS: env.csv(),
   CASSANDRA_LOCAL_DATACENTER: z.string().min(1).default('datacenter1'),
   CASSANDRA_KEYSPACE: z

@@ -1,5 +1,5 @@
 import * as os from 'node:os';
-import { MongoClient, type MongoClientOptions } from 'mongodb';
+import { MongoClient, ReadPreference, type MongoClientOptions, type ReadPreferenceMode } from 'mongodb';
 
 /**
  * Every MongoClient of the project is made here. The driver (7.6+) loads `os` with a dynamic
@@ -9,4 +9,13 @@ import { MongoClient, type MongoClientOptions } from 'mongodb';
  */
 export function createMongoClient(url: string, options: MongoClientOptions = {}): MongoClient {
   return new MongoClient(url, { runtimeAdapters: { os }, ...options });
+}
+
+/**
+ * Read preference of a read that tolerates lag (catalog search, order history — seed 001 §5):
+ * a secondary no further behind the primary than `maxStalenessSeconds` (90 s is the driver's
+ * minimum), else the primary. Decision reads never use this: they pass `ReadPreference.primary`.
+ */
+export function lagTolerantRead(mode: ReadPreferenceMode, maxStalenessSeconds: number): ReadPreference {
+  return mode === 'primary' ? ReadPreference.primary : new ReadPreference(mode, undefined, { maxStalenessSeconds });
 }

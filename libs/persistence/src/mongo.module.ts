@@ -42,6 +42,9 @@ export class MongoModule {
             const client = createMongoClient(opts.url, {
               appName: opts.appName,
               readPreference: opts.readPreference ?? 'primary',
+              // Every write of these services is a decision or carries an outbox event: acknowledged
+              // only once a majority has it, so an election can never roll back a published event.
+              writeConcern: { w: 'majority' },
               serverSelectionTimeoutMS: 5000,
             });
             try {

@@ -1,3 +1,4 @@
 export * from './test-env';
 export * from './kafka-probe';
 export * from './start-service';
+export * from './member-reads';

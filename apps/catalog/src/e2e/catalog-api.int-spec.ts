@@ -212,35 +212,44 @@ describe('catalog API on real MongoDB', () => {
     expect(discount.body.items[0]!.price).toBe('99999.99');
   });
 
-  it('every search query shape uses an index (explain on the real server)', async () => {
-    const repo = new SearchRepository(db, { CATALOG_READ_PREFERENCE: 'primary' });
-    const cursorId = new ObjectId().toHexString();
+  it('every search query shape: the planner picks its index, no blocking SORT, docs examined close to returned (explain on mongod)', async () => {
+    const repo = new SearchRepository(db, { CATALOG_READ_PREFERENCE: 'primary', CATALOG_MAX_STALENESS_SECONDS: 90 });
     for (const sort of SORTS) {
       for (const scope of ['none', 'category', 'subtree'] as const) {
-        const p: SearchParams = {
-          ...(scope === 'none' ? {} : { category_id: ids['android']! }),
-          include_subcategories: scope === 'subtree',
-          min_price: 100,
-          max_price: 10_000_000,
-          attributes: { color: 'black' },
-          sort,
-          limit: 21,
-          cursor: { sort, key: 5, id: cursorId },
-        };
-        const q = buildSearch(p);
-        const stages = planStages(await repo.explain(q));
-        expect({ sort, scope, stages: stages.filter((x) => x.stage === 'COLLSCAN') }).toEqual({
-          sort,
-          scope,
-          stages: [],
-        });
-        expect({ sort, scope, ixscan: stages.find((x) => x.stage === 'IXSCAN')?.indexName }).toEqual({
-          sort,
-          scope,
-          ixscan: q.index,
-        });
+        for (const paged of [false, true]) {
+          const p: SearchParams = {
+            ...(scope === 'none' ? {} : { category_id: ids['android']! }),
+            include_subcategories: scope === 'subtree',
+            min_price: 100,
+            max_price: 10_000_000,
+            attributes: {},
+            sort,
+            limit: 5,
+            ...(paged ? { cursor: { sort, key: sort === 'newest' ? Date.now() : 50_000_000, id: new ObjectId().toHexString() } } : {}),
+          };
+          const q = buildSearch(p);
+          const explain = await repo.explain(q, 'executionStats');
+          const stages = planStages(explain);
+          const stats = explain['executionStats'] as { nReturned: number; totalDocsExamined: number };
+          expect({ sort, scope, paged, index: stages.find((x) => x.stage === 'IXSCAN')?.indexName }).toEqual({ sort, scope, paged, index: q.index });
+          expect({ sort, scope, paged, blocking: stages.filter((x) => x.stage === 'COLLSCAN' || x.stage === 'SORT') }).toEqual({ sort, scope, paged, blocking: [] });
+          // deleted_at is the only predicate outside the index: every document examined is returned
+          expect({ sort, scope, paged, examined: stats.totalDocsExamined }).toEqual({ sort, scope, paged, examined: stats.nReturned });
+        }
       }
     }
+  });
+
+  it('an attribute filter is applied after the index scan (attributes are free-form, not indexed): still no blocking SORT', async () => {
+    const repo = new SearchRepository(db, { CATALOG_READ_PREFERENCE: 'primary', CATALOG_MAX_STALENESS_SECONDS: 90 });
+    const q = buildSearch({ category_id: ids['android']!, include_subcategories: false, attributes: { color: 'black' }, sort: 'price_asc', limit: 5 });
+    const explain = await repo.explain(q, 'executionStats');
+    const stages = planStages(explain);
+    expect(stages.find((x) => x.stage === 'IXSCAN')?.indexName).toBe('category_price');
+    expect(stages.some((x) => x.stage === 'SORT' || x.stage === 'COLLSCAN')).toBe(false);
+    const stats = explain['executionStats'] as { nReturned: number; totalDocsExamined: number };
+    expect(stats.nReturned).toBe(5);
+    expect(stats.totalDocsExamined).toBeLessThanOrEqual(2 * stats.nReturned + 1); // half the phones are black
   });
 });
 

@@ -1,15 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Collection, Db, Document, ObjectId, ReadPreference, ReadPreferenceMode } from 'mongodb';
-import { MONGO_DB } from '@mw/persistence';
+import { Collection, Db, Document, ObjectId, ReadPreference } from 'mongodb';
+import { MONGO_DB, lagTolerantRead } from '@mw/persistence';
 import { PRODUCTS, ProductDoc } from '../shared/catalog-db';
 import { CATALOG_CONFIG } from '../shared/tokens';
 import type { CatalogConfig } from '../config';
 import { MongoSearch, Value } from './search-query';
 
 /**
- * Runs search queries with the index the shape was built for as a hint: SecantusDB's planner
- * picks a collection scan for an equality on a low-selectivity field (ADR 0031).
- * Reads may go to secondaries (seed 001 §5: catalog search tolerates lag). */
+ * Runs search queries; mongod's planner picks the index each shape was built for (the explain
+ * test proves it, ADR 0031). Reads may go to secondaries (seed 001 §5: catalog search tolerates lag). */
 @Injectable()
 export class SearchRepository {
   private readonly coll: Collection<ProductDoc>;
@@ -17,10 +16,10 @@ export class SearchRepository {
 
   constructor(
     @Inject(MONGO_DB) db: Db,
-    @Inject(CATALOG_CONFIG) config: Pick<CatalogConfig, 'CATALOG_READ_PREFERENCE'>,
+    @Inject(CATALOG_CONFIG) config: Pick<CatalogConfig, 'CATALOG_READ_PREFERENCE' | 'CATALOG_MAX_STALENESS_SECONDS'>,
   ) {
     this.coll = db.collection<ProductDoc>(PRODUCTS);
-    this.readPreference = ReadPreference.fromString(config.CATALOG_READ_PREFERENCE as ReadPreferenceMode);
+    this.readPreference = lagTolerantRead(config.CATALOG_READ_PREFERENCE, config.CATALOG_MAX_STALENESS_SECONDS);
   }
 
   async find(q: MongoSearch): Promise<ProductDoc[]> {
@@ -29,19 +28,17 @@ export class SearchRepository {
         readPreference: this.readPreference,
         projection: { _outbox: 0 },
       })
-      .hint(q.index)
       .sort(q.sort)
       .limit(q.limit)
       .toArray();
   }
 
-  async explain(q: MongoSearch): Promise<Document> {
+  async explain(q: MongoSearch, verbosity: 'queryPlanner' | 'executionStats' = 'queryPlanner'): Promise<Document> {
     return this.coll
       .find(toDriver(q.filter) as Document)
-      .hint(q.index)
       .sort(q.sort)
       .limit(q.limit)
-      .explain('queryPlanner');
+      .explain(verbosity);
   }
 }
 
