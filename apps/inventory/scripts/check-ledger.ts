@@ -4,7 +4,6 @@
  * Exit code 0 when every (product, zone) document satisfies
  * available + reserved + committed = received − adjustments and matches the replay of its ledger.
  */
-import { MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { z } from 'zod';
 import { env, loadConfig } from '@mw/platform';

@@ -19,7 +19,7 @@ import {
   type ServerPaths,
   type StopResult,
 } from './process';
-import { CONNECTION_VARS, loadServer } from './registry';
+import { loadServer } from './registry';
 import type { InfraContext, LocalServer, ServerName } from './types';
 
 export type Logger = (name: ServerName | 'infra', message: string) => void;

@@ -1,5 +1,4 @@
 import { Client } from 'cassandra-driver';
-import { MongoClient } from 'mongodb';
 import { EnvelopeOf } from '@mw/contracts';
 import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName, waitFor } from '@mw/testing';

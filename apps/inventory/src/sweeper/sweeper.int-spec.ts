@@ -1,4 +1,3 @@
-import { MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import pino from 'pino';
 import { testEnv, uniqueName } from '@mw/testing';

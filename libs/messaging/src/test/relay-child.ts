@@ -2,7 +2,6 @@
  * A relay in its own process, so the test can kill it with SIGKILL mid-way.
  * argv: mongoUrl dbName collection brokers
  */
-import { MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import pino from 'pino';
 import { createKafka } from '../kafka/kafka';
