@@ -7,6 +7,12 @@ import { CartsConfig } from './config';
 import { CARTS_CONFIG } from './config.token';
 import { CartsModule } from './carts/carts.module';
 import { cartsSchema } from './carts/carts.schema';
+import { orderOutcomeHandler } from './carts/order-outcome.handler';
+import { CheckoutModule } from './checkout/checkout.module';
+import { checkoutSchema } from './checkout/checkout.schema';
+import { productsHandlers } from './products/products.handlers';
+import { ProductsModule } from './products/products.module';
+import { productsSchema } from './products/products.schema';
 
 @Global()
 @Module({})
@@ -21,17 +27,20 @@ export class AppModule {
           localDataCenter: config.CASSANDRA_LOCAL_DATACENTER,
           keyspace: config.CASSANDRA_KEYSPACE,
           replication: { class: 'SimpleStrategy', replication_factor: config.CASSANDRA_REPLICATION_FACTOR },
-          schema: cartsSchema(config.CART_TTL_SECONDS),
+          schema: [...cartsSchema(config.CART_TTL_SECONDS), ...productsSchema(), ...checkoutSchema()],
         }),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
           clientId: config.KAFKA_CLIENT_ID ?? 'carts',
           groupId: config.KAFKA_GROUP_ID,
-          topics: ['carts.checkout.v1', 'orders.orders.v1'],
+          topics: [config.CARTS_CHECKOUT_TOPIC, config.CARTS_ORDERS_TOPIC, config.CARTS_PRODUCTS_TOPIC, config.CARTS_STOCK_TOPIC],
           partitions: config.KAFKA_TOPIC_PARTITIONS,
         }),
+        ProductsModule,
         CartsModule,
+        CheckoutModule,
       ],
+      controllers: [orderOutcomeHandler(config.CARTS_ORDERS_TOPIC), ...productsHandlers({ products: config.CARTS_PRODUCTS_TOPIC, stock: config.CARTS_STOCK_TOPIC })],
       providers: [{ provide: CARTS_CONFIG, useValue: config }],
       exports: [CARTS_CONFIG],
     };

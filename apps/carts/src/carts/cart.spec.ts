@@ -1,22 +1,50 @@
-import { canEditItems, statusAfterOrder, withTotal } from './cart';
+import { Cart, checkoutOfKey, isExpired, MAX_REMEMBERED_KEYS, newCart, putLine, rememberKey, statusAfterOutcome, touched } from './cart';
+
+const t0 = new Date('2026-11-21T10:00:00.000Z');
+const cart = (over: Partial<Cart> = {}): Cart => ({ ...newCart({ cart_id: 'c', user_id: 'u', session_id: null, zone: 'MSK' }, t0, 60), ...over });
+const line = { name: 'A', qty: 1, unit_price: 100 };
+const onCheckout = (id: string): Partial<Cart> => ({ status: 'checking_out', checkout: { checkout_id: id, lines: [], total: 0 } });
 
 describe('cart rules', () => {
-  it('totals lines in minor units', () => {
-    const view = withTotal({
-      cart_id: 'c', user_id: null, session_id: 's', zone: 'MSK', status: 'active', created_at: new Date(), updated_at: new Date(),
-      items: { a: { name: 'A', qty: 3, unit_price: 1999 }, b: { name: 'B', qty: 1, unit_price: 1 } },
-    });
-    expect(view.total).toBe(5998);
+  it('a change moves the whole cart: one revision on, expiry from the change (the cart TTL, not a cell TTL)', () => {
+    const later = new Date(t0.getTime() + 30_000);
+    const next = touched(cart(), { items: { p: line } }, later, 60);
+    expect(next.revision).toBe(2);
+    expect(next.expires_at.toISOString()).toBe('2026-11-21T10:01:30.000Z');
+    expect(isExpired(next, new Date('2026-11-21T10:01:29.999Z'))).toBe(false);
+    expect(isExpired(next, new Date('2026-11-21T10:01:30.000Z'))).toBe(true);
   });
 
-  it('maps order outcomes to cart status', () => {
-    expect(statusAfterOrder('OrderConfirmed')).toBe('ordered');
-    expect(statusAfterOrder('OrderCancelled')).toBe('active');
+  it('allows edits only on active carts, and a new line only below the limit', () => {
+    expect(putLine(cart({ status: 'checking_out' }), 'p', line, 10)).toEqual({ ok: false, refusal: { code: 'CARTS.NOT_EDITABLE' } });
+    const full = cart({ items: { a: line, b: line } });
+    expect(putLine(full, 'c', line, 2)).toEqual({ ok: false, refusal: { code: 'CARTS.TOO_MANY_LINES', max: 2 } });
+    expect(putLine(full, 'a', { ...line, qty: 3 }, 2)).toMatchObject({ ok: true, items: { a: { qty: 3 } } });
   });
 
-  it('allows edits only on active carts', () => {
-    expect(canEditItems('active')).toBe(true);
-    expect(canEditItems('checking_out')).toBe(false);
-    expect(canEditItems('ordered')).toBe(false);
+  it('an outcome moves the cart only while it is checking out on that checkout', () => {
+    expect(statusAfterOutcome(cart(onCheckout('k1')), 'OrderConfirmed', 'k1')).toBe('ordered');
+    expect(statusAfterOutcome(cart(onCheckout('k1')), 'OrderCancelled', 'k1')).toBe('active');
+    expect(statusAfterOutcome(cart(onCheckout('k1')), 'OrderRejected', 'k1')).toBe('active');
+  });
+
+  it.each([
+    ['a stale checkout', onCheckout('k2'), 'OrderCancelled', 'k1'],
+    ['a replayed confirm', { ...onCheckout('k1'), status: 'ordered' }, 'OrderConfirmed', 'k1'],
+    ['a late cancel after the confirm', { ...onCheckout('k1'), status: 'ordered' }, 'OrderCancelled', 'k1'],
+    ['an outcome for an active cart', {}, 'OrderConfirmed', 'k1'],
+  ] as const)('ignores %s', (_n, over, outcome, id) => {
+    expect(statusAfterOutcome(cart(over as Partial<Cart>), outcome, id)).toBeNull();
+  });
+
+  it('remembers the latest idempotency keys, each for its checkout', () => {
+    let keys: Cart['checkout_keys'] = [];
+    for (let i = 0; i < MAX_REMEMBERED_KEYS + 5; i++) keys = rememberKey(keys, `k${i}`, `c${i}`);
+    keys = rememberKey(keys, 'k10', 'c10');
+    expect(keys).toHaveLength(MAX_REMEMBERED_KEYS);
+    expect(keys.at(-1)).toEqual(['k10', 'c10']);
+    expect(checkoutOfKey(cart({ checkout_keys: keys }), 'k24')).toBe('c24');
+    expect(checkoutOfKey(cart({ checkout_keys: keys }), 'k0')).toBeNull();
+    expect(checkoutOfKey(cart({ checkout_keys: keys }), undefined)).toBeNull();
   });
 });

@@ -1,11 +1,27 @@
-/** Cart rules, free of framework and driver code. */
+/**
+ * Cart rules, free of framework and driver code. A cart is written whole on every change (one row,
+ * one TTL, guarded by its revision), so every cell of a cart expires at the same moment (ADR 0060).
+ */
 export type CartStatus = 'active' | 'checking_out' | 'ordered' | 'abandoned';
 
 export interface CartLine {
+  /** Catalog name and price when the line was last put; the view and checkout use current catalog prices. */
   readonly name: string;
   readonly qty: number;
-  /** Price snapshot at the time the item was put, minor units. */
   readonly unit_price: number;
+}
+
+/** The priced lines a checkout took, as published in CheckoutRequested (minor units). */
+export interface CheckoutSnapshot {
+  readonly checkout_id: string;
+  readonly lines: readonly {
+    readonly product_id: string;
+    readonly name: string;
+    readonly category_id?: string | undefined;
+    readonly qty: number;
+    readonly unit_price: number;
+  }[];
+  readonly total: number;
 }
 
 export interface Cart {
@@ -17,24 +33,93 @@ export interface Cart {
   readonly items: Readonly<Record<string, CartLine>>;
   readonly created_at: Date;
   readonly updated_at: Date;
+  /** updated_at + the cart TTL: the moment every cell of the cart (and its lookup rows) expires. */
+  readonly expires_at: Date;
+  /** Incremented by every write; each write is `IF revision = <read revision>` (null for carts written before 0060). */
+  readonly revision: number | null;
+  /** The checkout the cart is on (checking_out, ordered); null while active. */
+  readonly checkout: CheckoutSnapshot | null;
+  /** [Idempotency-Key, checkout_id] of the checkouts requested with a key, oldest first (the latest few). */
+  readonly checkout_keys: readonly (readonly [string, string])[];
 }
 
-export interface CartView extends Cart {
-  readonly total: number;
-  readonly currency: 'RUB';
+/** How many Idempotency-Keys a cart remembers. */
+export const MAX_REMEMBERED_KEYS = 20;
+
+export function newCart(input: { cart_id: string; user_id: string | null; session_id: string | null; zone: string }, now: Date, ttlSeconds: number): Cart {
+  return {
+    ...input,
+    status: 'active',
+    items: {},
+    created_at: now,
+    updated_at: now,
+    expires_at: expiry(now, ttlSeconds),
+    revision: 1,
+    checkout: null,
+    checkout_keys: [],
+  };
 }
 
-export function withTotal(cart: Cart): CartView {
-  const total = Object.values(cart.items).reduce((sum, l) => sum + l.qty * l.unit_price, 0);
-  return { ...cart, total, currency: 'RUB' };
+export const expiry = (now: Date, ttlSeconds: number): Date => new Date(now.getTime() + ttlSeconds * 1000);
+
+/** The next state of a cart after a change: touched (new expiry) and one revision on. */
+export function touched(cart: Cart, change: Partial<Pick<Cart, 'status' | 'items' | 'checkout' | 'checkout_keys'>>, now: Date, ttlSeconds: number): Cart {
+  return { ...cart, ...change, updated_at: now, expires_at: expiry(now, ttlSeconds), revision: (cart.revision ?? 0) + 1 };
 }
 
-/** The order outcome that moves a cart out of checkout (saga step 5). */
-export function statusAfterOrder(event: 'OrderConfirmed' | 'OrderCancelled'): CartStatus {
-  return event === 'OrderConfirmed' ? 'ordered' : 'active';
+/** A cart read before Cassandra dropped it (TTL is whole seconds) is expired all the same. */
+export function isExpired(cart: Cart, now: Date): boolean {
+  return cart.expires_at.getTime() <= now.getTime();
 }
 
 /** Items may change only while the cart is active. */
 export function canEditItems(status: CartStatus): boolean {
   return status === 'active';
+}
+
+export type PutLineRefusal = { readonly code: 'CARTS.NOT_EDITABLE' } | { readonly code: 'CARTS.TOO_MANY_LINES'; readonly max: number };
+
+/** Sets one line; refuses edits outside `active` and a new line beyond the limit. */
+export function putLine(cart: Cart, productId: string, line: CartLine, maxLines: number): { ok: true; items: Record<string, CartLine> } | { ok: false; refusal: PutLineRefusal } {
+  if (!canEditItems(cart.status)) return { ok: false, refusal: { code: 'CARTS.NOT_EDITABLE' } };
+  if (!(productId in cart.items) && Object.keys(cart.items).length >= maxLines) {
+    return { ok: false, refusal: { code: 'CARTS.TOO_MANY_LINES', max: maxLines } };
+  }
+  return { ok: true, items: { ...cart.items, [productId]: line } };
+}
+
+export function withoutLine(cart: Cart, productId: string): Record<string, CartLine> {
+  const items = { ...cart.items };
+  delete items[productId];
+  return items;
+}
+
+export type OrderOutcome = 'OrderConfirmed' | 'OrderCancelled' | 'OrderRejected';
+
+/**
+ * Saga step 5. An outcome moves the cart only while it is checking out on that very checkout:
+ * confirmed → ordered; cancelled or rejected → active again (the checkout is dropped). Anything
+ * else — another checkout's outcome, a replay, a late cancel after a confirm — changes nothing.
+ */
+export function statusAfterOutcome(cart: Cart, outcome: OrderOutcome, checkoutId: string): CartStatus | null {
+  if (cart.status !== 'checking_out' || cart.checkout?.checkout_id !== checkoutId) return null;
+  switch (outcome) {
+    case 'OrderConfirmed':
+      return 'ordered';
+    case 'OrderCancelled':
+    case 'OrderRejected':
+      return 'active';
+  }
+}
+
+/** Remembers an Idempotency-Key, keeping only the latest MAX_REMEMBERED_KEYS. */
+export function rememberKey(keys: Cart['checkout_keys'], key: string | undefined, checkoutId: string): Cart['checkout_keys'] {
+  if (!key) return keys;
+  return [...keys.filter(([k]) => k !== key), [key, checkoutId] as const].slice(-MAX_REMEMBERED_KEYS);
+}
+
+/** The checkout an Idempotency-Key was used for on this cart, if any. */
+export function checkoutOfKey(cart: Cart, key: string | undefined): string | null {
+  if (!key) return null;
+  return cart.checkout_keys.find(([k]) => k === key)?.[1] ?? null;
 }

@@ -2,17 +2,16 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ObjectIdHex, UserId, ZoneCode } from '@mw/contracts';
-import { DecimalMoney, validate } from '@mw/platform';
+import { validate } from '@mw/platform';
 import { CartsService } from './carts.service';
+import { validateStrict } from './http-input';
 
 const CartParams = z.strictObject({ id: z.uuid() });
 const ItemParams = z.strictObject({ id: z.uuid(), product_id: ObjectIdHex });
 const CreateBody = z.strictObject({ zone: ZoneCode, user_id: UserId.optional(), session_id: z.uuid().optional() });
-const PutItemBody = z.strictObject({
-  name: z.string().min(1).max(300),
-  qty: z.number().int('must be a whole number').min(1).max(99),
-  unit_price: DecimalMoney,
-});
+/** Only the quantity: name and price come from the catalog (a `unit_price` is refused, naming the field). */
+const PutItemBody = z.strictObject({ qty: z.number().int('must be a whole number').min(1).max(99) });
+const CLIENT_PRICED = new Set(['unit_price', 'price', 'name', 'total', 'line_total']);
 const ListQuery = z.strictObject({
   user_id: UserId,
   status: z.enum(['active', 'checking_out', 'ordered', 'abandoned']).default('active'),
@@ -25,14 +24,14 @@ export class CartsController {
   constructor(private readonly carts: CartsService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a cart: a guest cart (session) or a user cart; TTL 7 days' })
+  @ApiOperation({ summary: 'Create a cart: a guest cart (session) or a user cart; lives CART_TTL_SECONDS after its last change' })
   @ApiBody({ schema: { example: { zone: 'MSK', user_id: 'user-42' } } })
   create(@Body() body: unknown) {
-    return this.carts.create(validate(CreateBody, body, 'body'));
+    return this.carts.create(validateStrict(CreateBody, body, 'body'));
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'A cart with its lines and total (minor units)' })
+  @ApiOperation({ summary: 'A cart with its lines at current catalog prices, availability in its zone and total' })
   get(@Param() params: unknown) {
     return this.carts.get(validate(CartParams, params, 'params').id);
   }
@@ -47,11 +46,12 @@ export class CartsController {
   }
 
   @Put(':id/items/:product_id')
-  @ApiOperation({ summary: 'Set the quantity and price snapshot of one product (no read-before-write)' })
-  @ApiBody({ schema: { example: { name: 'Смартфон Galaxy', qty: 1, unit_price: '59990.00' } } })
+  @ApiOperation({ summary: 'Set the quantity of one product; its name and price come from the catalog' })
+  @ApiBody({ schema: { example: { qty: 1 } } })
   putItem(@Param() params: unknown, @Body() body: unknown) {
     const p = validate(ItemParams, params, 'params');
-    return this.carts.putItem(p.id, p.product_id, validate(PutItemBody, body, 'body'));
+    const b = validateStrict(PutItemBody, body, 'body', (k) => (CLIENT_PRICED.has(k) ? 'CARTS.CLIENT_PRICE_REJECTED' : undefined));
+    return this.carts.putItem(p.id, p.product_id, b.qty);
   }
 
   @Delete(':id/items/:product_id')

@@ -3,12 +3,17 @@ import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
-import { Cart, CartLine, CartStatus } from './cart';
+import { Cart, CartLine, CartStatus, CheckoutSnapshot } from './cart';
 
 const { Uuid, Long } = types;
-type LineRow = { name: string; qty: number; unit_price: types.Long | number };
+type LineRow = { name: string | null; qty: number; unit_price: types.Long | number | null };
+type Statement = { query: string; params: unknown[] };
+const STATUSES: readonly CartStatus[] = ['active', 'checking_out', 'ordered', 'abandoned'];
 
-/** Cassandra I/O for carts. Writes that must not race with checkout are lightweight transactions. */
+/**
+ * Cassandra I/O for carts. A cart is one row written whole, as a lightweight transaction on its
+ * revision, with the cart's TTL on every cell (ADR 0060). Lookup rows by (owner, status) follow it.
+ */
 @Injectable()
 export class CartsRepository {
   constructor(
@@ -20,106 +25,150 @@ export class CartsRepository {
     return this.config.CART_TTL_SECONDS;
   }
 
+  /** Inserts a new cart (IF NOT EXISTS) and its lookup rows. */
   async create(cart: Cart): Promise<void> {
-    const id = Uuid.fromString(cart.cart_id);
-    const queries = [
-      {
-        query: `INSERT INTO carts (cart_id, user_id, session_id, zone, status, items, created_at, updated_at) VALUES (?, ?, ?, ?, ?, {}, ?, ?) USING TTL ?`,
-        params: [id, cart.user_id, cart.session_id ? Uuid.fromString(cart.session_id) : null, cart.zone, cart.status, cart.created_at, cart.updated_at, this.ttl],
-      },
-      ...this.lookupInserts(cart, cart.status),
-    ];
-    await this.db.batch(queries, { prepare: true, logged: true });
+    await this.db.batch(this.lookupUpserts(cart), { prepare: true, logged: false });
+    const rs = await this.db.execute(
+      `INSERT INTO carts (cart_id, user_id, session_id, zone, status, items, created_at, updated_at, expires_at, revision, checkout, checkout_keys)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
+      [...this.columns(cart), this.ttl],
+      { prepare: true },
+    );
+    if (!rs.wasApplied()) throw new Error(`cart ${cart.cart_id} already exists`);
   }
 
-  /** Cart reads before a decision use LOCAL_QUORUM (the client default), never ONE. */
-  async get(cartId: string): Promise<Cart | null> {
-    const rs = await this.db.execute(`SELECT * FROM carts WHERE cart_id = ?`, [Uuid.fromString(cartId)], { prepare: true });
+  /**
+   * Reads a cart. `serial` reads through Paxos (LOCAL_SERIAL): it completes any LWT in flight, so
+   * the answer is final — used by the outbox relay to decide whether a checkout LWT applied.
+   */
+  async get(cartId: string, opts: { serial?: boolean } = {}): Promise<Cart | null> {
+    const rs = await this.db.execute(`SELECT * FROM carts WHERE cart_id = ?`, [Uuid.fromString(cartId)], {
+      prepare: true,
+      ...(opts.serial ? { consistency: types.consistencies.localSerial } : {}),
+    });
     const row = rs.first();
-    if (!row) return null;
-    const items: Record<string, CartLine> = {};
-    for (const [pid, l] of Object.entries((row.get('items') as Record<string, LineRow> | null) ?? {})) {
-      items[pid] = { name: l.name, qty: l.qty, unit_price: typeof l.unit_price === 'number' ? l.unit_price : l.unit_price.toNumber() };
-    }
-    return {
-      cart_id: String(row.get('cart_id')),
-      user_id: (row.get('user_id') as string | null) ?? null,
-      session_id: row.get('session_id') ? String(row.get('session_id')) : null,
-      zone: row.get('zone') as string,
-      status: row.get('status') as CartStatus,
-      items,
-      created_at: row.get('created_at') as Date,
-      updated_at: row.get('updated_at') as Date,
-    };
+    return row ? toCart(row) : null;
   }
 
-  /** Puts one line (map entry) only while the cart is active; false when it is not. No read-before-write. */
-  async putItem(cartId: string, productId: string, line: CartLine, now: Date): Promise<boolean> {
+  /**
+   * Writes the whole cart if it is still at the revision and status it was read with (LWT).
+   * The lookup row of the new status is written first, so a crash after the LWT never leaves a
+   * cart missing from its status listing; the old status's row is deleted after. False when the
+   * cart changed (or expired) in between: the caller reloads and decides again.
+   */
+  async save(next: Cart, read: Cart, hooks: { afterApplied?: () => Promise<void> } = {}): Promise<boolean> {
+    await this.db.batch(this.lookupUpserts(next), { prepare: true, logged: false });
     const rs = await this.db.execute(
-      `UPDATE carts USING TTL ? SET items[?] = ?, updated_at = ? WHERE cart_id = ? IF status = 'active'`,
-      [this.ttl, productId, { name: line.name, qty: line.qty, unit_price: Long.fromNumber(line.unit_price) }, now, Uuid.fromString(cartId)],
-      { prepare: true },
-    );
-    return rs.wasApplied();
-  }
-
-  async removeItem(cartId: string, productId: string, now: Date): Promise<boolean> {
-    const rs = await this.db.execute(
-      `UPDATE carts USING TTL ? SET items = items - ?, updated_at = ? WHERE cart_id = ? IF status = 'active'`,
-      [this.ttl, [productId], now, Uuid.fromString(cartId)],
-      { prepare: true },
-    );
-    return rs.wasApplied();
-  }
-
-  /** Compare-and-set of the status (LWT), then the lookup tables follow. False if the cart was not in `from`. */
-  async transition(cart: Cart, from: CartStatus, to: CartStatus, now: Date): Promise<boolean> {
-    const rs = await this.db.execute(
-      `UPDATE carts USING TTL ? SET status = ?, updated_at = ? WHERE cart_id = ? IF status = ?`,
-      [this.ttl, to, now, Uuid.fromString(cart.cart_id), from],
+      `UPDATE carts USING TTL ? SET user_id = ?, session_id = ?, zone = ?, status = ?, items = ?, created_at = ?, updated_at = ?,
+         expires_at = ?, revision = ?, checkout = ?, checkout_keys = ?
+       WHERE cart_id = ? IF revision = ? AND status = ?`,
+      [this.ttl, ...this.columns(next).slice(1), Uuid.fromString(next.cart_id), read.revision, read.status],
       { prepare: true },
     );
     if (!rs.wasApplied()) return false;
-    await this.db.batch([...this.lookupDeletes(cart, from), ...this.lookupInserts(cart, to)], { prepare: true, logged: true });
+    await hooks.afterApplied?.();
+    if (read.status !== next.status) await this.db.batch(this.lookupDeletes(next, read.status), { prepare: true, logged: false });
     return true;
   }
 
+  /**
+   * Ids of a user's carts in a status, newest first. Lookup rows are verified against the cart
+   * rows: a row left behind by a crash (or a lost LWT) for a cart no longer in that status is skipped.
+   */
   async listByUser(userId: string, status: CartStatus, limit: number): Promise<string[]> {
     const rs = await this.db.execute(
       `SELECT cart_id FROM carts_by_user_status WHERE user_id = ? AND status = ? LIMIT ?`,
-      [userId, status, limit],
+      [userId, status, Math.min(limit * 2, 200)],
       { prepare: true },
     );
-    return rs.rows.map((r) => String(r.get('cart_id')));
+    const carts = await Promise.all(rs.rows.map((r) => this.get(String(r.get('cart_id')))));
+    return carts.filter((c): c is Cart => c !== null && c.status === status && c.user_id === userId).slice(0, limit).map((c) => c.cart_id);
   }
 
-  private lookupInserts(cart: Cart, status: CartStatus): { query: string; params: unknown[] }[] {
+  private columns(cart: Cart): unknown[] {
+    const items: Record<string, { name: string; qty: number; unit_price: types.Long }> = {};
+    for (const [pid, l] of Object.entries(cart.items)) items[pid] = { name: l.name, qty: l.qty, unit_price: Long.fromNumber(l.unit_price) };
+    return [
+      Uuid.fromString(cart.cart_id),
+      cart.user_id,
+      cart.session_id ? Uuid.fromString(cart.session_id) : null,
+      cart.zone,
+      cart.status,
+      items,
+      cart.created_at,
+      cart.updated_at,
+      cart.expires_at,
+      cart.revision,
+      cart.checkout ? JSON.stringify(cart.checkout) : null,
+      JSON.stringify(cart.checkout_keys),
+    ];
+  }
+
+  /**
+   * Lookup rows carry `USING TIMESTAMP` derived from the cart's revision: a late delete of an old
+   * status's row can never shadow a newer write of the same row (cart back in that status).
+   */
+  private lookupUpserts(cart: Cart): Statement[] {
     const id = Uuid.fromString(cart.cart_id);
-    const out: { query: string; params: unknown[] }[] = [];
+    const ts = lookupTimestamp(cart);
+    const out: Statement[] = [];
     if (cart.user_id) {
-      out.push({ query: `INSERT INTO carts_by_user_status (user_id, status, created_at, cart_id) VALUES (?, ?, ?, ?) USING TTL ?`, params: [cart.user_id, status, cart.created_at, id, this.ttl] });
+      out.push({ query: `INSERT INTO carts_by_user_status (user_id, status, created_at, cart_id) VALUES (?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`, params: [cart.user_id, cart.status, cart.created_at, id, this.ttl, ts] });
     }
     if (cart.session_id) {
       out.push({
-        query: `INSERT INTO carts_by_session_status (session_id, status, created_at, cart_id) VALUES (?, ?, ?, ?) USING TTL ?`,
-        params: [Uuid.fromString(cart.session_id), status, cart.created_at, id, this.ttl],
+        query: `INSERT INTO carts_by_session_status (session_id, status, created_at, cart_id) VALUES (?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`,
+        params: [Uuid.fromString(cart.session_id), cart.status, cart.created_at, id, this.ttl, ts],
       });
     }
     return out;
   }
 
-  private lookupDeletes(cart: Cart, status: CartStatus): { query: string; params: unknown[] }[] {
+  private lookupDeletes(cart: Cart, status: CartStatus): Statement[] {
     const id = Uuid.fromString(cart.cart_id);
-    const out: { query: string; params: unknown[] }[] = [];
+    const ts = lookupTimestamp(cart);
+    const out: Statement[] = [];
     if (cart.user_id) {
-      out.push({ query: `DELETE FROM carts_by_user_status WHERE user_id = ? AND status = ? AND created_at = ? AND cart_id = ?`, params: [cart.user_id, status, cart.created_at, id] });
+      out.push({ query: `DELETE FROM carts_by_user_status USING TIMESTAMP ? WHERE user_id = ? AND status = ? AND created_at = ? AND cart_id = ?`, params: [ts, cart.user_id, status, cart.created_at, id] });
     }
     if (cart.session_id) {
       out.push({
-        query: `DELETE FROM carts_by_session_status WHERE session_id = ? AND status = ? AND created_at = ? AND cart_id = ?`,
-        params: [Uuid.fromString(cart.session_id), status, cart.created_at, id],
+        query: `DELETE FROM carts_by_session_status USING TIMESTAMP ? WHERE session_id = ? AND status = ? AND created_at = ? AND cart_id = ?`,
+        params: [ts, Uuid.fromString(cart.session_id), status, cart.created_at, id],
       });
     }
     return out;
   }
+}
+
+/** Creation time in µs + revision: monotonic in the revision of one cart. */
+function lookupTimestamp(cart: Cart): types.Long {
+  return Long.fromString((BigInt(cart.created_at.getTime()) * 1000n + BigInt(cart.revision ?? 0)).toString());
+}
+
+function toCart(row: types.Row): Cart {
+  const items: Record<string, CartLine> = {};
+  for (const [pid, l] of Object.entries((row.get('items') as Record<string, LineRow> | null) ?? {})) {
+    const price = l.unit_price === null ? 0 : typeof l.unit_price === 'number' ? l.unit_price : l.unit_price.toNumber();
+    items[pid] = { name: l.name ?? '', qty: l.qty, unit_price: price };
+  }
+  const status = row.get('status') as string;
+  const updated = row.get('updated_at') as Date;
+  const checkout = row.get('checkout') as string | null;
+  const keys = row.get('checkout_keys') as string | null;
+  return {
+    cart_id: String(row.get('cart_id')),
+    user_id: (row.get('user_id') as string | null) ?? null,
+    session_id: row.get('session_id') ? String(row.get('session_id')) : null,
+    zone: row.get('zone') as string,
+    status: STATUSES.includes(status as CartStatus) ? (status as CartStatus) : 'abandoned',
+    items,
+    created_at: row.get('created_at') as Date,
+    updated_at: updated,
+    // Carts written before ADR 0060 have no expires_at: a far future keeps them readable until Cassandra drops them.
+    expires_at: (row.get('expires_at') as Date | null) ?? new Date(8.64e15),
+    revision: (row.get('revision') as number | null) ?? null,
+    checkout: checkout ? (JSON.parse(checkout) as CheckoutSnapshot) : null,
+    checkout_keys: keys ? (JSON.parse(keys) as [string, string][]) : [],
+  };
 }

@@ -1,7 +1,9 @@
 /**
  * Cassandra model (seed 001 §6.2): `carts` by id, and two lookup tables by (owner, status), newest
- * first. Items are a map keyed by product id, so putting an item needs no read-before-write.
- * Every table has the 7-day default TTL; writes also pass `USING TTL` so a change extends it.
+ * first. A cart row is written whole by every change, `USING TTL` = the cart TTL and
+ * `IF revision = ? AND status = ?`, so all its cells expire together (ADR 0060). Lookup rows are
+ * written with the same TTL and `USING TIMESTAMP` from the cart's revision, and verified against the
+ * cart row on read.
  */
 export const cartsSchema = (ttl: number): string[] => [
   `CREATE TYPE IF NOT EXISTS cart_line (name text, qty int, unit_price bigint)`,
@@ -9,6 +11,11 @@ export const cartsSchema = (ttl: number): string[] => [
      cart_id uuid PRIMARY KEY, user_id text, session_id uuid, zone text, status text,
      items map<text, frozen<cart_line>>, created_at timestamp, updated_at timestamp
    ) WITH default_time_to_live = ${ttl}`,
+  // Columns added by ADR 0060 (carts created before keep working: their revision is null).
+  `ALTER TABLE carts ADD IF NOT EXISTS expires_at timestamp`,
+  `ALTER TABLE carts ADD IF NOT EXISTS revision int`,
+  `ALTER TABLE carts ADD IF NOT EXISTS checkout text`,
+  `ALTER TABLE carts ADD IF NOT EXISTS checkout_keys text`,
   `CREATE TABLE IF NOT EXISTS carts_by_user_status (
      user_id text, status text, created_at timestamp, cart_id uuid,
      PRIMARY KEY ((user_id, status), created_at, cart_id)

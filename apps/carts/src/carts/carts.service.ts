@@ -4,76 +4,125 @@ import type { Logger } from 'pino';
 import { AppError, LOGGER } from '@mw/platform';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
-import { canEditItems, Cart, CartLine, CartView, statusAfterOrder, withTotal } from './cart';
+import { exceedsKnownStock, StockLevel } from '../products/product';
+import { ProductsRepository } from '../products/products.repository';
+import { Cart, isExpired, newCart, OrderOutcome, putLine, statusAfterOutcome, touched, withoutLine } from './cart';
+import { cartView, CartView } from './cart-view';
 import { CartsRepository } from './carts.repository';
+
+/** How often a write that lost its revision race is re-decided on a fresh read before answering 409. */
+const MAX_ATTEMPTS = 5;
 
 @Injectable()
 export class CartsService {
   constructor(
     private readonly repo: CartsRepository,
+    private readonly products: ProductsRepository,
     @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async create(input: { zone: string; user_id?: string; session_id?: string }): Promise<CartView> {
+  async create(input: { zone: string; user_id?: string | undefined; session_id?: string | undefined }): Promise<CartView> {
     if (!this.config.ZONES.includes(input.zone)) {
       throw AppError.validation([{ field: 'body.zone', message: `unknown zone ${input.zone} (served: ${this.config.ZONES.join(', ')})` }], 'CARTS.UNKNOWN_ZONE');
     }
-    const now = new Date();
-    const cart: Cart = {
-      cart_id: randomUUID(),
-      user_id: input.user_id ?? null,
+    const cart = newCart(
       // A guest is identified by a session; a user cart may have one too.
-      session_id: input.session_id ?? (input.user_id ? null : randomUUID()),
-      zone: input.zone,
-      status: 'active',
-      items: {},
-      created_at: now,
-      updated_at: now,
-    };
+      { cart_id: randomUUID(), user_id: input.user_id ?? null, session_id: input.session_id ?? (input.user_id ? null : randomUUID()), zone: input.zone },
+      new Date(),
+      this.config.CART_TTL_SECONDS,
+    );
     await this.repo.create(cart);
-    return withTotal(cart);
+    return this.view(cart);
   }
 
   async get(cartId: string): Promise<CartView> {
-    return withTotal(await this.load(cartId));
+    return this.view(await this.load(cartId));
   }
 
-  async putItem(cartId: string, productId: string, line: CartLine): Promise<CartView> {
-    if (!(await this.repo.putItem(cartId, productId, line, new Date()))) await this.refuseEdit(cartId);
-    return this.get(cartId);
+  /** Puts one product at the quantity given; name and price come from the carts' product table. */
+  async putItem(cartId: string, productId: string, qty: number): Promise<CartView> {
+    const product = await this.products.get(productId);
+    if (!product) {
+      throw new AppError('CARTS.PRODUCT_NOT_FOUND', 'not_found', `product ${productId} is not sold (unknown or deleted)`, [{ field: 'params.product_id', message: 'not in the catalog' }]);
+    }
+    const cart = await this.mutate(cartId, async (c) => {
+      const level = await this.products.stock(productId, c.zone);
+      if (exceedsKnownStock(level, qty)) {
+        throw new AppError('CARTS.INSUFFICIENT_STOCK', 'conflict', `only ${level?.available ?? 0} left in ${c.zone}`, [{ field: 'body.qty', message: `at most ${level?.available ?? 0} available in ${c.zone}` }]);
+      }
+      const r = putLine(c, productId, { name: product.name, qty, unit_price: product.price }, this.config.CART_MAX_LINES);
+      if (!r.ok) {
+        if (r.refusal.code === 'CARTS.NOT_EDITABLE') throw notEditable(c);
+        throw new AppError('CARTS.TOO_MANY_LINES', 'conflict', `a cart holds at most ${r.refusal.max} lines`, [{ field: 'params.product_id', message: `cart already has ${r.refusal.max} lines` }]);
+      }
+      return touched(c, { items: r.items }, new Date(), this.config.CART_TTL_SECONDS);
+    });
+    return this.view(cart);
   }
 
   async removeItem(cartId: string, productId: string): Promise<CartView> {
-    if (!(await this.repo.removeItem(cartId, productId, new Date()))) await this.refuseEdit(cartId);
-    return this.get(cartId);
+    const cart = await this.mutate(cartId, async (c) => {
+      if (c.status !== 'active') throw notEditable(c);
+      return touched(c, { items: withoutLine(c, productId) }, new Date(), this.config.CART_TTL_SECONDS);
+    });
+    return this.view(cart);
   }
 
   listByUser(userId: string, status: Cart['status'], limit: number): Promise<string[]> {
     return this.repo.listByUser(userId, status, limit);
   }
 
-  /** Saga step 5: the order outcome moves the cart out of checkout; a replay finds it moved and does nothing. */
-  async onOrderOutcome(type: 'OrderConfirmed' | 'OrderCancelled', cartId: string): Promise<void> {
-    const cart = await this.repo.get(cartId);
-    if (!cart) {
-      this.logger.warn({ cart_id: cartId, type }, 'order outcome for an unknown or expired cart');
-      return;
+  /**
+   * Saga step 5: an outcome moves the cart only while it is checking out on that checkout; a stale
+   * or replayed outcome finds it elsewhere and changes nothing.
+   */
+  async onOrderOutcome(type: OrderOutcome, cartId: string, checkoutId: string): Promise<void> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const cart = await this.repo.get(cartId);
+      if (!cart) {
+        this.logger.warn({ cart_id: cartId, checkout_id: checkoutId, type }, 'order outcome for an unknown or expired cart');
+        return;
+      }
+      const to = statusAfterOutcome(cart, type, checkoutId);
+      if (to === null) {
+        this.logger.info({ cart_id: cartId, checkout_id: checkoutId, cart_checkout_id: cart.checkout?.checkout_id ?? null, status: cart.status, type }, 'outcome is not for the current checkout; nothing to do');
+        return;
+      }
+      const next = touched(cart, { status: to, checkout: to === 'active' ? null : cart.checkout }, new Date(), this.config.CART_TTL_SECONDS);
+      if (await this.repo.save(next, cart)) {
+        this.logger.info({ cart_id: cartId, checkout_id: checkoutId, type, to }, 'cart status changed by order outcome');
+        return;
+      }
     }
-    const to = statusAfterOrder(type);
-    const moved = await this.repo.transition(cart, 'checking_out', to, new Date());
-    this.logger.info({ cart_id: cartId, type, to, moved }, moved ? 'cart status changed' : 'cart not in checkout; nothing to do');
+    throw new AppError('CARTS.CONCURRENT_CHANGE', 'internal', `cart ${cartId} kept changing; outcome will be retried`);
   }
 
-  private async load(cartId: string): Promise<Cart> {
+  /** Loads, decides and writes with `IF revision = ?`, re-deciding on a fresh read when another write won. */
+  async mutate(cartId: string, decide: (cart: Cart) => Promise<Cart>): Promise<Cart> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const cart = await this.load(cartId);
+      const next = await decide(cart);
+      if (await this.repo.save(next, cart)) return next;
+    }
+    throw AppError.conflict('CARTS.CONCURRENT_CHANGE', 'the cart changed concurrently; retry');
+  }
+
+  async load(cartId: string): Promise<Cart> {
     const cart = await this.repo.get(cartId);
     if (!cart) throw AppError.notFound('CARTS.CART_NOT_FOUND', `cart ${cartId} not found or expired`);
+    if (isExpired(cart, new Date())) throw AppError.notFound('CARTS.CART_EXPIRED', `cart ${cartId} expired at ${cart.expires_at.toISOString()}`);
     return cart;
   }
 
-  private async refuseEdit(cartId: string): Promise<never> {
-    const cart = await this.load(cartId);
-    if (canEditItems(cart.status)) throw new AppError('CARTS.CONCURRENT_CHANGE', 'conflict', 'the cart changed concurrently; retry');
-    throw AppError.conflict('CARTS.NOT_EDITABLE', `cart is ${cart.status}; items can change only while it is active`);
+  async view(cart: Cart): Promise<CartView> {
+    const ids = Object.keys(cart.items);
+    const [products, levels] = await Promise.all([this.products.getMany(ids), Promise.all(ids.map((id) => this.products.stock(id, cart.zone)))]);
+    const stock = new Map(levels.filter((l): l is StockLevel => l !== null).map((l) => [l.product_id, l]));
+    return cartView(cart, products, stock);
   }
+}
+
+function notEditable(cart: Cart): AppError {
+  return new AppError('CARTS.NOT_EDITABLE', 'conflict', `cart is ${cart.status}; items can change only while it is active`, [{ field: 'status', message: cart.status }]);
 }

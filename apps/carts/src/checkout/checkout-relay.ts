@@ -1,0 +1,91 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { OutgoingMessage } from '@mw/contracts';
+import { KafkaPublisher } from '@mw/messaging';
+import { LOGGER } from '@mw/platform';
+import { CARTS_CONFIG } from '../config.token';
+import type { CartsConfig } from '../config';
+import { CartsRepository } from '../carts/carts.repository';
+import { decideIntent, dueForRelay } from './checkout';
+import { CheckoutOutboxRepository, StoredIntent } from './checkout.repository';
+
+/**
+ * Publishes checkout intents whose LWT applied and removes the rest (ADR 0060). The request that
+ * wrote an intent publishes it itself; this relay is what makes a crash between the intent, the
+ * LWT and the publish lose nothing and publish nothing for a checkout that did not happen.
+ */
+@Injectable()
+export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly outbox: CheckoutOutboxRepository,
+    private readonly carts: CartsRepository,
+    private readonly publisher: KafkaPublisher,
+    @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** The message an intent stands for, on the configured checkout topic. */
+  toMessage(intent: Pick<StoredIntent, 'key' | 'envelope'>): OutgoingMessage<'carts.checkout.v1'> {
+    return { topic: this.config.CARTS_CHECKOUT_TOPIC as 'carts.checkout.v1', key: intent.key, envelope: JSON.parse(intent.envelope) as OutgoingMessage<'carts.checkout.v1'>['envelope'] };
+  }
+
+  onApplicationBootstrap(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass over every bucket; returns how many intents it published. */
+  async drainOnce(now = new Date()): Promise<number> {
+    let published = 0;
+    for (let bucket = 0; bucket < this.config.CHECKOUT_OUTBOX_BUCKETS; bucket++) {
+      const intents = await this.outbox.pending(bucket, 200);
+      if (intents.length === 0) continue;
+      const toPublish: StoredIntent[] = [];
+      const toDiscard: StoredIntent[] = [];
+      for (const intent of intents) {
+        if (!dueForRelay(intent, now, this.config.CHECKOUT_RELAY_MIN_AGE_MS)) continue;
+        // SERIAL: completes an LWT in flight, so "not on this checkout" is final once the grace has passed.
+        const cart = await this.carts.get(intent.cart_id, { serial: true });
+        const decision = decideIntent(intent, cart, now, this.config.CHECKOUT_INTENT_GRACE_MS);
+        if (decision === 'publish') toPublish.push(intent);
+        else if (decision === 'discard') toDiscard.push(intent);
+      }
+      if (toPublish.length > 0) {
+        await this.publisher.publishAll(toPublish.map((i) => this.toMessage(i)));
+        this.logger.info({ checkout_ids: toPublish.map((i) => i.checkout_id) }, 'relay published checkout intents');
+      }
+      if (toDiscard.length > 0) this.logger.info({ checkout_ids: toDiscard.map((i) => i.checkout_id) }, 'relay discarded intents whose LWT did not apply');
+      await this.outbox.delete([...toPublish, ...toDiscard]);
+      published += toPublish.length;
+    }
+    return published;
+  }
+
+  private schedule(delay: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.loop().finally(() => (this.running = undefined));
+    }, delay);
+  }
+
+  private async loop(): Promise<void> {
+    let next = this.config.CHECKOUT_RELAY_INTERVAL_MS;
+    try {
+      await this.drainOnce();
+    } catch (e) {
+      next = Math.max(next, 1000);
+      this.logger.warn({ err: (e as Error).message }, 'checkout relay pass failed; will retry');
+    }
+    if (!this.stopped) this.schedule(next);
+  }
+}

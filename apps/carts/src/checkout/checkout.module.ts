@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { CartsModule } from '../carts/carts.module';
+import { ProductsModule } from '../products/products.module';
+import { CheckoutController } from './checkout.controller';
+import { CheckoutRelay } from './checkout-relay';
+import { CheckoutOutboxRepository } from './checkout.repository';
+import { CheckoutService } from './checkout.service';
+import { TestPausePoints } from './test-pause-points';
+
+@Module({
+  imports: [CartsModule, ProductsModule],
+  controllers: [CheckoutController],
+  providers: [CheckoutOutboxRepository, CheckoutRelay, CheckoutService, TestPausePoints],
+  exports: [CheckoutRelay, CheckoutOutboxRepository],
+})
+export class CheckoutModule {}

@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Client, types } from 'cassandra-driver';
+import { CASSANDRA } from '@mw/persistence';
+import { Intent } from './checkout';
+
+const { Uuid } = types;
+
+export interface StoredIntent extends Intent {
+  readonly key: string;
+  /** The CheckoutRequested envelope exactly as it is published. */
+  readonly envelope: string;
+}
+
+/** The checkout outbox table: intents written before the status LWT, found by bucket. */
+@Injectable()
+export class CheckoutOutboxRepository {
+  constructor(@Inject(CASSANDRA) private readonly db: Client) {}
+
+  async put(intent: StoredIntent): Promise<void> {
+    await this.db.execute(
+      `INSERT INTO checkout_outbox (bucket, created_at, checkout_id, cart_id, message_key, envelope) VALUES (?, ?, ?, ?, ?, ?)`,
+      [intent.bucket, intent.created_at, Uuid.fromString(intent.checkout_id), Uuid.fromString(intent.cart_id), intent.key, intent.envelope],
+      { prepare: true },
+    );
+  }
+
+  async delete(intents: readonly Intent[]): Promise<void> {
+    if (intents.length === 0) return;
+    await this.db.batch(
+      intents.map((i) => ({ query: `DELETE FROM checkout_outbox WHERE bucket = ? AND created_at = ? AND checkout_id = ?`, params: [i.bucket, i.created_at, Uuid.fromString(i.checkout_id)] })),
+      { prepare: true, logged: false },
+    );
+  }
+
+  /** Oldest intents of one bucket first. */
+  async pending(bucket: number, limit: number): Promise<StoredIntent[]> {
+    const rs = await this.db.execute(`SELECT * FROM checkout_outbox WHERE bucket = ? LIMIT ?`, [bucket, limit], { prepare: true });
+    return rs.rows.map((r) => ({
+      bucket,
+      created_at: r.get('created_at') as Date,
+      checkout_id: String(r.get('checkout_id')),
+      cart_id: String(r.get('cart_id')),
+      key: r.get('message_key') as string,
+      envelope: r.get('envelope') as string,
+    }));
+  }
+
+  async countAll(buckets: number): Promise<number> {
+    let n = 0;
+    for (let b = 0; b < buckets; b++) n += (await this.pending(b, 10_000)).length;
+    return n;
+  }
+}

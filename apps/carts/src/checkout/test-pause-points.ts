@@ -1,0 +1,27 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { LOGGER } from '@mw/platform';
+import { CARTS_CONFIG } from '../config.token';
+import type { CartsConfig } from '../config';
+
+export type PausePoint = 'after-intent' | 'after-lwt';
+
+/**
+ * Test-only crash points (config CARTS_TEST_PAUSE_AT, refused unless NODE_ENV=test). At the
+ * configured point a checkout announces itself on stdout and never continues, so the crash test
+ * can SIGKILL the process exactly between two writes. A no-op in every other configuration.
+ */
+@Injectable()
+export class TestPausePoints {
+  constructor(
+    @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async at(point: PausePoint, checkoutId: string): Promise<void> {
+    if (this.config.CARTS_TEST_PAUSE_AT !== point) return;
+    this.logger.warn({ point, checkout_id: checkoutId }, 'test pause point reached; waiting to be killed');
+    process.stdout.write(`PAUSED ${point} ${checkoutId}\n`);
+    await new Promise<never>(() => undefined);
+  }
+}
