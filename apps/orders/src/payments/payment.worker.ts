@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
-import { assertUnreachable } from '@mw/platform';
 import { Order } from '../orders/order';
 import { OrdersRepository } from '../orders/orders.repository';
-import type { PaymentStep, SagaInput } from '../saga/saga';
 import { SagaService } from '../saga/saga.service';
-import { idempotencyKey, PaymentGateway, PaymentOperation, PaymentRequest, PaymentUnavailableError } from './payment-gateway';
+import { PaymentGateway, PaymentUnavailableError } from './payment-gateway';
+import { performPaymentStep } from './payment-step';
 
 export interface PaymentWorkerSettings {
   readonly concurrency: number;
@@ -46,7 +45,12 @@ export class PaymentWorker {
     if (!step) return false;
     if (!(await this.repo.claimPaymentStep(order.id, order.version, step, new Date(), this.settings.leaseMs))) return false;
     try {
-      const input = await this.call(order, step);
+      const input = await performPaymentStep(
+        this.gateway,
+        { orderId: order.id, amount: order.total, userId: order.user_id, cardToken: this.settings.defaultCardToken },
+        step,
+        (call) => this.timed(call),
+      );
       await this.saga.apply(order.id, input, null);
       return true;
     } catch (e) {
@@ -56,44 +60,6 @@ export class PaymentWorker {
       this.logger.warn({ order_id: order.id, correlation_id: order.correlation_id, step, attempts, backoff_ms: backoff, code: e.code }, 'payment call failed transiently; will retry');
       await this.repo.deferPaymentStep(order.id, order.version, step, new Date(Date.now() + backoff));
       return false;
-    }
-  }
-
-  /** One step → the saga input describing its outcome; the input id is the idempotency key (a replayed outcome is a no-op). */
-  private async call(order: Order, step: PaymentStep): Promise<SagaInput> {
-    const req = (op: PaymentOperation): PaymentRequest => ({
-      idempotencyKey: idempotencyKey(order.id, op),
-      reference: order.id,
-      amount: order.total,
-      currency: order.currency,
-      cardToken: this.settings.defaultCardToken,
-      userId: order.user_id,
-    });
-    switch (step) {
-      case 'AUTHORIZE': {
-        const r = await this.timed(this.gateway.authorize(req('authorize')));
-        const id = idempotencyKey(order.id, 'authorize');
-        return r.status === 'authorized' ? { type: 'PaymentAuthorized', id, authorization_id: r.authorization_id } : { type: 'PaymentDeclined', id, code: r.code };
-      }
-      case 'CAPTURE': {
-        const r = await this.timed(this.gateway.capture(req('capture')));
-        const id = idempotencyKey(order.id, 'capture');
-        return r.status === 'captured' ? { type: 'PaymentCaptured', id } : { type: 'PaymentCaptureFailed', id, code: r.code };
-      }
-      case 'VOID': {
-        const r = await this.timed(this.gateway.void(req('void')));
-        if (r.status === 'voided') return { type: 'PaymentReversed', id: idempotencyKey(order.id, 'void'), how: 'voided' };
-        await this.timed(this.gateway.refund(req('refund'))); // captured meanwhile: give the money back
-        return { type: 'PaymentReversed', id: idempotencyKey(order.id, 'refund'), how: 'refunded' };
-      }
-      case 'REFUND': {
-        const r = await this.timed(this.gateway.refund(req('refund')));
-        if (r.status === 'refunded') return { type: 'PaymentReversed', id: idempotencyKey(order.id, 'refund'), how: 'refunded' };
-        await this.timed(this.gateway.void(req('void'))); // never captured: release the authorization (or block a late one)
-        return { type: 'PaymentReversed', id: idempotencyKey(order.id, 'void'), how: 'voided' };
-      }
-      default:
-        return assertUnreachable(step);
     }
   }
 

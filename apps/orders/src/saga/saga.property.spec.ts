@@ -1,0 +1,316 @@
+import fc from 'fast-check';
+import type { PaymentGateway, PaymentOperation, PaymentRequest } from '../payments/payment-gateway';
+import { performPaymentStep } from '../payments/payment-step';
+import { applyOperation, PspOutcome, PspPayment, SimulatorRules } from '../payments/simulator/psp-rules';
+import { decide, isTerminal, PaymentStep, Saga, SagaCommand, SagaInput, SagaTimeouts, startSaga } from './saga';
+
+/**
+ * The saga against a model world: inventory (one order's reservation, commands processed in order
+ * per order id but possibly twice), a PSP (the simulator's own rules, idempotent by key), the
+ * payment worker (the production step logic, with calls that reach the PSP late or twice and
+ * outcomes delivered late or twice), inventory replies delivered in any order and duplicated,
+ * deadlines firing at any moment and reservations expiring. After the generated chaos, everything
+ * still pending is delivered and deadlines fire until the saga rests; then the invariants hold.
+ */
+
+const timeouts: SagaTimeouts = { stockMs: 1000, paymentMs: 1000, commitMs: 1000, cancelMs: 1000 };
+const ORDER = 'o1';
+
+type InvStatus = 'none' | 'reserved' | 'rejected' | 'released' | 'expired' | 'committed' | 'tombstone';
+type InvCommand = 'ReserveStock' | 'ReleaseStock' | 'CommitStock';
+interface Reply {
+  readonly input: SagaInput;
+}
+
+class MemoryPsp implements PaymentGateway {
+  readonly records = new Map<string, PspOutcome>();
+  payment: PspPayment | null = null;
+  captures = 0;
+  constructor(private readonly rules: SimulatorRules) {}
+  private run(op: PaymentOperation, req: PaymentRequest): Promise<never> {
+    const known = this.records.get(req.idempotencyKey);
+    if (known) return Promise.resolve(known as never);
+    const { next, outcome } = applyOperation(this.payment, op, { amount: req.amount, cardToken: req.cardToken, userId: req.userId }, this.rules, () => 'auth-1');
+    if (next) {
+      if (next.status === 'captured' && this.payment?.status !== 'captured') this.captures++;
+      this.payment = next;
+    }
+    this.records.set(req.idempotencyKey, outcome);
+    return Promise.resolve(outcome as never);
+  }
+  authorize = (r: PaymentRequest) => this.run('authorize', r);
+  capture = (r: PaymentRequest) => this.run('capture', r);
+  void = (r: PaymentRequest) => this.run('void', r);
+  refund = (r: PaymentRequest) => this.run('refund', r);
+}
+
+class World {
+  saga: Saga;
+  now = new Date('2026-11-21T10:00:00Z');
+  inv: InvStatus = 'none';
+  invAnswered = new Set<string>();
+  commands: InvCommand[] = ['ReserveStock'];
+  replies: Reply[] = [];
+  inflight: PaymentStep[] = [];
+  outcomes: SagaInput[] = [];
+  outcomesEmitted: string[] = [];
+  captureIntents = 0;
+  committedEver = false;
+  private seq = 0;
+  readonly psp: MemoryPsp;
+
+  constructor(
+    private readonly stockAvailable: boolean,
+    decline: boolean,
+  ) {
+    this.saga = startSaga(this.now, timeouts);
+    this.psp = new MemoryPsp({
+      declineAmountFrom: decline ? 1 : null,
+      declineTokens: [],
+      declineUsers: [],
+      hangUsers: [],
+      latencyMinMs: 0,
+      latencyMaxMs: 0,
+      transientErrorRate: 0,
+      timeoutRate: 0,
+    });
+  }
+
+  feed(input: SagaInput): void {
+    this.now = new Date(this.now.getTime() + 10);
+    const before = this.saga.payment.step;
+    const d = decide(this.saga, input, this.now, timeouts);
+    if (d.kind === 'ignore') return;
+    this.saga = d.saga;
+    if (this.saga.payment.step === 'CAPTURE' && before !== 'CAPTURE') this.captureIntents++;
+    for (const c of d.commands) this.emit(c);
+  }
+
+  private emit(c: SagaCommand): void {
+    if (c.type === 'OrderConfirmed' || c.type === 'OrderCancelled') this.outcomesEmitted.push(c.type);
+    else this.commands.push(c.type);
+  }
+
+  private reply(input: Omit<SagaInput, 'id'> & { type: SagaInput['type'] }): void {
+    this.replies.push({ input: { ...input, id: `r${++this.seq}` } as SagaInput });
+  }
+
+  /** Inventory's answer rules (ADR 0040), for one order. */
+  processCommand(keep: boolean): void {
+    const cmd = this.commands[0];
+    if (!cmd) return;
+    if (!keep) this.commands.shift();
+    const once = (what: string, fn: () => void) => {
+      if (!this.invAnswered.has(what)) {
+        this.invAnswered.add(what);
+        fn();
+      }
+    };
+    switch (cmd) {
+      case 'ReserveStock':
+        if (this.inv === 'none') {
+          this.inv = this.stockAvailable ? 'reserved' : 'rejected';
+          if (this.stockAvailable) this.reply({ type: 'StockReserved', expires_at: new Date(this.now.getTime() + 60_000) });
+          else this.reply({ type: 'StockRejected', code: 'INVENTORY.INSUFFICIENT_STOCK' });
+        } else if (this.inv === 'tombstone') once('late-reserve', () => this.reply({ type: 'StockRejected', code: 'INVENTORY.RESERVATION_RELEASED' }));
+        return;
+      case 'ReleaseStock':
+        if (this.inv === 'reserved') {
+          this.inv = 'released';
+          this.reply({ type: 'StockReleased' });
+        } else if (this.inv === 'none') {
+          this.inv = 'tombstone';
+          this.reply({ type: 'StockReleased' });
+        } else if (this.inv === 'rejected') once('release-rejected', () => this.reply({ type: 'StockReleased' }));
+        return;
+      case 'CommitStock':
+        if (this.inv === 'reserved') {
+          this.inv = 'committed';
+          this.committedEver = true;
+          this.reply({ type: 'StockCommitted' });
+        } else if (this.inv !== 'committed') once('commit-failed', () => this.reply({ type: 'StockCommitFailed', code: 'INVENTORY.RESERVATION_EXPIRED' }));
+        return;
+    }
+  }
+
+  expire(): void {
+    if (this.inv !== 'reserved') return;
+    this.inv = 'expired';
+    this.reply({ type: 'StockReleased' });
+  }
+
+  deliverReply(i: number, keep: boolean): void {
+    const r = this.replies[i];
+    if (!r) return;
+    if (!keep) this.replies.splice(i, 1);
+    this.feed(r.input);
+  }
+
+  startPayment(): void {
+    if (this.saga.payment.step) this.inflight.push(this.saga.payment.step);
+  }
+
+  async pspExecute(i: number, keep: boolean): Promise<void> {
+    const step = this.inflight[i];
+    if (!step) return;
+    if (!keep) this.inflight.splice(i, 1);
+    this.outcomes.push(await performPaymentStep(this.psp, { orderId: ORDER, amount: 100, userId: 'u', cardToken: 'tok' }, step));
+  }
+
+  deliverOutcome(i: number, keep: boolean): void {
+    const o = this.outcomes[i];
+    if (!o) return;
+    if (!keep) this.outcomes.splice(i, 1);
+    this.feed(o);
+  }
+
+  fireDeadline(): void {
+    const d = this.saga.deadline;
+    if (d) this.feed({ type: 'DeadlinePassed', id: `deadline:${this.saga.state}:${d.toISOString()}` });
+  }
+
+  /** No more faults: deliver everything, run the worker, fire deadlines, until the saga rests. */
+  async settle(): Promise<void> {
+    for (let i = 0; i < 500; i++) {
+      if (this.commands.length > 0) this.processCommand(false);
+      else if (this.replies.length > 0) this.deliverReply(0, false);
+      else if (this.inflight.length > 0) await this.pspExecute(0, false);
+      else if (this.outcomes.length > 0) this.deliverOutcome(0, false);
+      else if (this.saga.payment.step) this.startPayment();
+      else if (this.saga.deadline) this.fireDeadline();
+      else return;
+    }
+    throw new Error(`no rest after 500 steps: ${this.saga.state}`);
+  }
+}
+
+const ACTIONS = ['command', 'command-dup', 'reply', 'reply-dup', 'pay-start', 'psp', 'psp-dup', 'outcome', 'outcome-dup', 'deadline', 'expire'] as const;
+
+/** Progress is likelier than faults, so generated runs get deep into the saga before a fault strikes. */
+const WEIGHT: Record<(typeof ACTIONS)[number], number> = {
+  command: 4,
+  'command-dup': 1,
+  reply: 4,
+  'reply-dup': 1,
+  'pay-start': 4,
+  psp: 4,
+  'psp-dup': 1,
+  outcome: 4,
+  'outcome-dup': 1,
+  deadline: 1,
+  expire: 1,
+};
+
+/** Which actions would do something now (weighted): each generated choice picks among these, so every step moves the world. */
+function enabled(w: World): (typeof ACTIONS)[number][] {
+  return ACTIONS.flatMap((a) => Array<(typeof ACTIONS)[number]>(WEIGHT[a]).fill(a)).filter((a) => {
+    switch (a) {
+      case 'command':
+      case 'command-dup':
+        return w.commands.length > 0;
+      case 'reply':
+      case 'reply-dup':
+        return w.replies.length > 0;
+      case 'pay-start':
+        return w.saga.payment.step !== null;
+      case 'psp':
+      case 'psp-dup':
+        return w.inflight.length > 0;
+      case 'outcome':
+      case 'outcome-dup':
+        return w.outcomes.length > 0;
+      case 'deadline':
+        return w.saga.deadline !== null;
+      case 'expire':
+        return w.inv === 'reserved';
+    }
+  });
+}
+
+async function play(w: World, choices: readonly [number, number][]): Promise<void> {
+  for (const [a, pick] of choices) {
+    const options = enabled(w);
+    if (options.length === 0) return;
+    switch (options[a % options.length]) {
+      case 'command':
+        w.processCommand(false);
+        break;
+      case 'command-dup':
+        w.processCommand(true);
+        break;
+      case 'reply':
+        w.deliverReply(pick % Math.max(1, w.replies.length), false);
+        break;
+      case 'reply-dup':
+        w.deliverReply(pick % Math.max(1, w.replies.length), true);
+        break;
+      case 'pay-start':
+        w.startPayment();
+        break;
+      case 'psp':
+        await w.pspExecute(pick % Math.max(1, w.inflight.length), false);
+        break;
+      case 'psp-dup':
+        await w.pspExecute(pick % Math.max(1, w.inflight.length), true);
+        break;
+      case 'outcome':
+        w.deliverOutcome(pick % Math.max(1, w.outcomes.length), false);
+        break;
+      case 'outcome-dup':
+        w.deliverOutcome(pick % Math.max(1, w.outcomes.length), true);
+        break;
+      case 'deadline':
+        w.fireDeadline();
+        break;
+      case 'expire':
+        w.expire();
+        break;
+    }
+  }
+}
+
+describe('checkout saga under duplicated, reordered and late messages (property)', () => {
+  it('always rests in a terminal state with consistent money and stock', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.boolean(), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 60, size: 'max' }), async (stock, decline, choices) => {
+        const w = new World(stock, decline);
+        await play(w, choices);
+        await w.settle();
+        const s = w.saga;
+        expect(isTerminal(s.state)).toBe(true);
+        // Exactly one outcome event, matching the state.
+        expect(w.outcomesEmitted).toEqual([s.state === 'CONFIRMED' ? 'OrderConfirmed' : 'OrderCancelled']);
+        // Money: at most one capture ever asked for and made; nothing held or taken from a cancelled order.
+        expect(w.captureIntents).toBeLessThanOrEqual(1);
+        expect(w.psp.captures).toBeLessThanOrEqual(1);
+        // Stock: committed only for confirmed orders, and a confirmed order is committed and paid.
+        expect(w.committedEver).toBe(s.state === 'CONFIRMED');
+        if (s.state === 'CONFIRMED') {
+          expect(w.inv).toBe('committed');
+          expect(w.psp.payment?.status).toBe('captured');
+        } else {
+          expect(['none', 'authorized', 'captured']).not.toContain(w.psp.payment?.status ?? 'none-ok');
+          expect(w.inv).not.toBe('reserved');
+          expect(s.reason).not.toBeNull();
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('reaches both outcomes (the generator is not degenerate)', async () => {
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.boolean(), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 60, size: 'max' }), async (stock, decline, choices) => {
+        const w = new World(stock, decline);
+        await play(w, choices);
+        await w.settle();
+        seen.add(`${w.saga.state}:${w.saga.reason ?? ''}`);
+      }),
+      { numRuns: 1000 },
+    );
+    expect([...seen]).toEqual(
+      expect.arrayContaining(['CONFIRMED:', 'CANCELLED:STOCK_REJECTED', 'CANCELLED:PAYMENT_DECLINED', 'CANCELLED:STOCK_DEADLINE_EXCEEDED', 'CANCELLED:PAYMENT_DEADLINE_EXCEEDED', 'CANCELLED:COMMIT_FAILED']),
+    );
+  });
+});
