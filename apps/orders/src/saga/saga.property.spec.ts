@@ -91,7 +91,7 @@ class World {
     else this.commands.push(c.type);
   }
 
-  private reply(input: Omit<SagaInput, 'id'> & { type: SagaInput['type'] }): void {
+  private reply(input: SagaInput extends infer I ? (I extends SagaInput ? Omit<I, 'id'> : never) : never): void {
     this.replies.push({ input: { ...input, id: `r${++this.seq}` } as SagaInput });
   }
 
@@ -230,8 +230,9 @@ function enabled(w: World): (typeof ACTIONS)[number][] {
 async function play(w: World, choices: readonly [number, number][]): Promise<void> {
   for (const [a, pick] of choices) {
     const options = enabled(w);
-    if (options.length === 0) return;
-    switch (options[a % options.length]) {
+    const action = options[a % options.length];
+    if (!action) return;
+    switch (action) {
       case 'command':
         w.processCommand(false);
         break;
