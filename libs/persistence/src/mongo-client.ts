@@ -1,5 +1,5 @@
 import * as os from 'node:os';
-import { MongoClient, ReadPreference, type MongoClientOptions, type ReadPreferenceMode } from 'mongodb';
+import { MongoClient, MongoServerError, ReadPreference, type Collection, type Document, type MongoClientOptions, type ReadPreferenceMode } from 'mongodb';
 
 /**
  * Every MongoClient of the project is made here. The driver (7.6+) loads `os` with a dynamic
@@ -18,4 +18,13 @@ export function createMongoClient(url: string, options: MongoClientOptions = {})
  */
 export function lagTolerantRead(mode: ReadPreferenceMode, maxStalenessSeconds: number): ReadPreference {
   return mode === 'primary' ? ReadPreference.primary : new ReadPreference(mode, undefined, { maxStalenessSeconds });
+}
+
+/** Drops an index an earlier version created; absent (code 27, IndexNotFound) is fine. */
+export async function dropIndexIfPresent<T extends Document>(coll: Collection<T>, name: string): Promise<void> {
+  try {
+    await coll.dropIndex(name);
+  } catch (e) {
+    if (!(e instanceof MongoServerError && (e.code === 27 || e.code === 26))) throw e; // 26: no collection yet
+  }
 }

@@ -1,4 +1,5 @@
 import { Collection, Db, MongoBulkWriteError, ReadPreference } from 'mongodb';
+import { dropIndexIfPresent } from '@mw/persistence';
 import { STOCK } from '../stock/stock.repository';
 import { StockDoc } from '../stock/stock';
 import { LEDGER_KINDS, LedgerEntry, LedgerKind } from './ledger';
@@ -16,7 +17,9 @@ export class LedgerRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.coll.createIndex({ product_id: 1, zone: 1, at: 1 }, { name: 'by_stock' });
+    // History walks it backwards (newest first, _id breaks ties) with no in-memory sort.
+    await this.coll.createIndex({ product_id: 1, zone: 1, at: 1, _id: 1 }, { name: 'stock_history' });
+    await dropIndexIfPresent(this.coll, 'by_stock'); // its prefix: redundant since stock_history
     await this.coll.createIndex({ order_id: 1 }, { name: 'by_order', sparse: true });
   }
 
@@ -67,6 +70,6 @@ export class LedgerRepository {
   }
 
   history(productId: string, zone: string, limit: number): Promise<LedgerEntry[]> {
-    return this.coll.find({ product_id: productId, zone }).sort({ at: -1, _id: 1 }).limit(limit).toArray();
+    return this.coll.find({ product_id: productId, zone }).sort({ at: -1, _id: -1 }).limit(limit).toArray();
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Collection, Db, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
+import { dropIndexIfPresent } from '@mw/persistence';
 import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush } from '@mw/messaging';
 import { LedgerEntry, LedgerKind } from '../ledger/ledger';
@@ -24,7 +25,9 @@ export class StockRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.coll.createIndex({ zone: 1, available: 1 }, { name: 'low_stock' });
+    // Low-stock lists sort by (available, _id): both in the index, so no in-memory sort.
+    await this.coll.createIndex({ zone: 1, available: 1, _id: 1 }, { name: 'zone_available' });
+    await dropIndexIfPresent(this.coll, 'low_stock'); // its prefix: redundant since zone_available
     await this.coll.createIndex({ product_id: 1 }, { name: 'by_product' });
     await this.coll.createIndex({ 'reservations.expires_at': 1 }, { name: 'hold_expiry' });
     await this.coll.createIndex({ 'reservations.order_id': 1 }, { name: 'hold_order' });

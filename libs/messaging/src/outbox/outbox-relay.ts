@@ -76,8 +76,10 @@ export class OutboxRelay {
     for (const name of this.opts.collections) {
       const coll = this.opts.db.collection<DocWithOutbox>(name);
       const docs = await coll
+        // No sort: a sort on the multikey field makes mongod scan every key of the index
+        // ([MinKey, MaxKey]) and examine every document; the range scan alone already returns
+        // documents in the order of their oldest pending entry.
         .find({ [`${OUTBOX_FIELD}.created_at`]: { $lte: new Date() } }, { projection: { [OUTBOX_FIELD]: 1 } })
-        .sort({ [`${OUTBOX_FIELD}.created_at`]: 1 })
         .limit(this.opts.batchSize ?? 200)
         .toArray();
       pendingDocs += docs.length;

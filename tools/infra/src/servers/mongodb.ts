@@ -83,6 +83,9 @@ export function mongodArgs(o: { host: string; port: number; dbPath: string; logP
     '--oplogSize', '256',
     // a signalled primary waits this long for a secondary to catch up before it steps down
     '--setParameter', 'shutdownTimeoutMillisForSignaledShutdown=2000',
+    // no mirrored reads (the primary's 1 % cache-warming copies to secondaries): each member's
+    // profiler then shows exactly the reads it served (libs/testing member-reads)
+    '--setParameter', 'mirrorReads={samplingRate: 0.0}',
   ];
 }
 
