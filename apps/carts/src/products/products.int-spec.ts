@@ -53,6 +53,18 @@ describe('carts product table and item pricing (real Cassandra + Kafka)', () => 
     expect((await h.http('GET', `/carts/${cart}`)).body['total']).toBe('7000.00');
   });
 
+  it('concurrent puts of different products all land (whole-cart writes guarded by the revision)', async () => {
+    const ids = Array.from({ length: 6 }, (_, i) => oid(0x1100 + i));
+    for (const id of ids) await h.product(id, 1, 1_00);
+    await h.drained('catalog.products.v1');
+    const cart = await h.createCart();
+    const answers = await Promise.all(ids.map((id) => h.http('PUT', `/carts/${cart}/items/${id}`, { qty: 1 })));
+    expect(answers.filter((a) => a.status !== 200).map((a) => a.body['code'])).toEqual(answers.filter((a) => a.status !== 200).map(() => 'CARTS.CONCURRENT_CHANGE'));
+    const landed = answers.filter((a) => a.status === 200).length;
+    expect(landed).toBeGreaterThanOrEqual(1);
+    expect(Object.keys((await h.http('GET', `/carts/${cart}`)).body['items'] as object)).toHaveLength(landed);
+  });
+
   it('shows zone availability from StockLevelChanged (latest version wins) and refuses more than is known to be left', async () => {
     const p = oid(0x1004);
     await h.product(p, 1, 100_00);
