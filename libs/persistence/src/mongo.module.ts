@@ -45,7 +45,9 @@ export class MongoModule {
               // Every write of these services is a decision or carries an outbox event: acknowledged
               // only once a majority has it, so an election can never roll back a published event.
               writeConcern: { w: 'majority' },
-              serverSelectionTimeoutMS: 5000,
+              // Long enough to ride through an election of the replica set (5 s election timeout
+              // plus the vote): the retryable write or read then goes to the new primary.
+              serverSelectionTimeoutMS: 15_000,
             });
             try {
               await client.connect();

@@ -79,7 +79,8 @@ export class OutboxRelay {
         // No sort: a sort on the multikey field makes mongod scan every key of the index
         // ([MinKey, MaxKey]) and examine every document; the range scan alone already returns
         // documents in the order of their oldest pending entry.
-        .find({ [`${OUTBOX_FIELD}.created_at`]: { $lte: new Date() } }, { projection: { [OUTBOX_FIELD]: 1 } })
+        // Majority-committed entries only: an entry an election could still roll back is never published.
+        .find({ [`${OUTBOX_FIELD}.created_at`]: { $lte: new Date() } }, { projection: { [OUTBOX_FIELD]: 1 }, readConcern: { level: 'majority' } })
         .limit(this.opts.batchSize ?? 200)
         .toArray();
       pendingDocs += docs.length;
