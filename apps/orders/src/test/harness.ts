@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { Admin, Consumer, Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
 import { Carts, createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
 import { startService, testEnv, uniqueName, waitFor } from '@mw/testing';
@@ -64,7 +65,7 @@ export class OrdersHarness {
     this.kafka = new Kafka({ clientId: 'orders-test', brokers: [...this.config.KAFKA_BROKERS], logLevel: logLevel.NOTHING });
     this.publisher = new KafkaPublisher(this.kafka);
     this.admin = this.kafka.admin();
-    this.mongo = new MongoClient(this.config.MONGO_URL);
+    this.mongo = createMongoClient(this.config.MONGO_URL);
   }
 
   get db() {
