@@ -15,6 +15,8 @@ export const ordersConfigSchema = baseConfigSchema
     MONGO_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/).default('orders'),
     /** Order history may be read from secondaries (seed 001 §5); order status for decisions never is. */
     ORDER_HISTORY_READ_PREFERENCE: z.enum(['primary', 'primaryPreferred', 'secondaryPreferred', 'nearest']).default('secondaryPreferred'),
+    /** How far behind the primary a secondary may be to serve history (90 s is the driver's minimum). */
+    ORDER_HISTORY_MAX_STALENESS_SECONDS: env.int(90, 90, 3600),
     KAFKA_GROUP_ID: z.string().min(1).default('orders'),
     /** Topic names are configurable so tests run on private topics; production keeps the defaults. */
     ORDERS_CHECKOUT_TOPIC: topicName.default('carts.checkout.v1'),

@@ -3,7 +3,7 @@ import { OrdersHarness } from './test/harness';
 
 /** The orders HTTP API and service lifecycle: real Kafka, real MongoDB, private topics, HTTP on a random port. */
 describe('orders service (real Kafka + MongoDB)', () => {
-  const h = new OrdersHarness();
+  const h = new OrdersHarness({ ORDER_HISTORY_READ_PREFERENCE: 'primary' }); // read-your-writes; secondaries: query-shapes.int-spec
   const user = uniqueName('user');
 
   beforeAll(() => h.start(1), 120_000);

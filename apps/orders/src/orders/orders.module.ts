@@ -2,7 +2,7 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnAp
 import { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { OutboxModule, OutboxRelay } from '@mw/messaging';
-import { MONGO_DB } from '@mw/persistence';
+import { lagTolerantRead, MONGO_DB } from '@mw/persistence';
 import { LOGGER } from '@mw/platform';
 import { Periodic } from '../common/periodic';
 import { OrdersConfig } from '../config';
@@ -96,7 +96,7 @@ export class OrdersModule {
           useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger) => new CheckoutService(r, m, config.ZONES, sagaTimeouts(config), n, log),
           inject: [OrdersRepository, SagaMessages, Nudges, LOGGER],
         },
-        { provide: OrdersQueries, useFactory: (r: OrdersRepository) => new OrdersQueries(r, config.ORDER_HISTORY_READ_PREFERENCE), inject: [OrdersRepository] },
+        { provide: OrdersQueries, useFactory: (r: OrdersRepository) => new OrdersQueries(r, lagTolerantRead(config.ORDER_HISTORY_READ_PREFERENCE, config.ORDER_HISTORY_MAX_STALENESS_SECONDS)), inject: [OrdersRepository] },
         {
           provide: PAYMENT_GATEWAY,
           useFactory: (db: Db, log: Logger): PaymentGateway =>

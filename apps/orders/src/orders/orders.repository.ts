@@ -1,4 +1,5 @@
 import { Collection, Db, MongoServerError, ReadPreference, UpdateFilter, WriteConcern } from 'mongodb';
+import { dropIndexIfPresent } from '@mw/persistence';
 import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush, toOutboxEntries, WithOutbox } from '@mw/messaging';
 import type { PaymentStep, Saga } from '../saga/saga';
@@ -36,8 +37,10 @@ export class OrdersRepository {
   }
 
   async ensureIndexes(): Promise<void> {
+    await dropIndexIfPresent(this.orders, 'user_history'); // its prefix: redundant since user_order_date
     await this.orders.createIndexes([
-      { key: { user_id: 1, order_date: -1 }, name: 'user_history' },
+      // _id breaks ties of the newest-first sort inside the index: no in-memory sort
+      { key: { user_id: 1, order_date: -1, _id: -1 }, name: 'user_order_date' },
       { key: { status: 1 }, name: 'status' },
       { key: { zone: 1 }, name: 'zone' },
       { key: { checkout_id: 1 }, name: 'checkout_unique', unique: true },
@@ -122,12 +125,12 @@ export class OrdersRepository {
   }
 
   /** Order history, newest first; may come from a secondary. Keyset pagination on order_date/_id. */
-  async history(userId: string, limit: number, before: { date: Date; id: string } | undefined, readPreference: string): Promise<Order[]> {
+  async history(userId: string, limit: number, before: { date: Date; id: string } | undefined, readPreference: ReadPreference): Promise<Order[]> {
     const filter = before
       ? { user_id: userId, $or: [{ order_date: { $lt: before.date } }, { order_date: before.date, _id: { $lt: before.id } }] }
       : { user_id: userId };
     const docs = await this.orders
-      .find(filter, { projection: { _outbox: 0 }, readPreference: ReadPreference.fromString(readPreference) })
+      .find(filter, { projection: { _outbox: 0 }, readPreference })
       .sort({ order_date: -1, _id: -1 })
       .limit(limit)
       .toArray();

@@ -1,3 +1,4 @@
+import type { ReadPreference } from 'mongodb';
 import { AppError } from '@mw/platform';
 import { Order } from './order';
 import { OrdersRepository } from './orders.repository';
@@ -6,7 +7,7 @@ import { OrdersRepository } from './orders.repository';
 export class OrdersQueries {
   constructor(
     private readonly repo: OrdersRepository,
-    private readonly historyReadPreference: string,
+    private readonly historyReadPreference: ReadPreference,
   ) {}
 
   async get(id: string): Promise<Order> {
