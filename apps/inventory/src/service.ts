@@ -12,7 +12,7 @@ export function startInventory(config: Readonly<InventoryConfig>, logger: Logger
     rootModule: AppModule.register(config, logger),
     logger,
     http: { port, bodyLimit: config.HTTP_BODY_LIMIT },
-    kafka: { brokers: config.KAFKA_BROKERS, groupId: config.KAFKA_GROUP_ID, clientId: config.KAFKA_CLIENT_ID ?? 'inventory' },
+    kafka: { brokers: config.KAFKA_BROKERS, groupId: config.KAFKA_GROUP_ID, clientId: config.KAFKA_CLIENT_ID ?? 'inventory', partitionsConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
 }

@@ -18,7 +18,7 @@ export interface ServiceOptions {
   readonly logger: Logger;
   readonly http: { readonly port: number; readonly host?: string; readonly bodyLimit: string };
   /** Kafka consumer of this service (the @nestjs/microservices Kafka transport). Omit for HTTP-only processes. */
-  readonly kafka?: { readonly brokers: readonly string[]; readonly groupId: string; readonly clientId: string };
+  readonly kafka?: { readonly brokers: readonly string[]; readonly groupId: string; readonly clientId: string; readonly partitionsConcurrently?: number };
   readonly shutdownTimeoutMs: number;
 }
 
@@ -55,7 +55,9 @@ export function kafkaTransportOptions(kafka: NonNullable<ServiceOptions['kafka']
       },
       consumer: { groupId: kafka.groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3000 },
       subscribe: { fromBeginning: true },
-      run: { autoCommit: true, partitionsConsumedConcurrently: 1 },
+      // Partitions are worked on in parallel, each one message at a time: per-key order holds, and
+      // one slow aggregate no longer holds up every other partition of the instance.
+      run: { autoCommit: true, partitionsConsumedConcurrently: kafka.partitionsConcurrently ?? 1 },
       // Keep message values as Buffers: the consumer runner validates them and dead-letters the original bytes.
       parser: { keepBinary: true },
     },
@@ -111,6 +113,7 @@ export interface ServiceConfig {
   readonly HTTP_BODY_LIMIT: string;
   readonly KAFKA_BROKERS: readonly string[];
   readonly KAFKA_CLIENT_ID?: string | undefined;
+  readonly KAFKA_PARTITIONS_CONCURRENTLY: number;
   readonly KAFKA_GROUP_ID: string;
   readonly LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly SHUTDOWN_TIMEOUT_MS: number;
@@ -143,7 +146,7 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
       kafka:
         spec.consumer === false
           ? undefined
-          : { brokers: config.KAFKA_BROKERS, groupId: config.KAFKA_GROUP_ID, clientId: config.KAFKA_CLIENT_ID ?? spec.name },
+          : { brokers: config.KAFKA_BROKERS, groupId: config.KAFKA_GROUP_ID, clientId: config.KAFKA_CLIENT_ID ?? spec.name, partitionsConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     });
   };

@@ -54,6 +54,8 @@ export const baseConfigSchema = z.object({
   KAFKA_BROKERS: env.brokers(),
   KAFKA_CLIENT_ID: z.string().min(1).optional(),
   KAFKA_TOPIC_PARTITIONS: env.int(3, 1, 64),
+  /** Partitions a consumer works on at once (each still in order, so per-key order holds). */
+  KAFKA_PARTITIONS_CONCURRENTLY: env.int(3, 1, 64),
   HTTP_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/).default('256kb'),
   ZONES: env.csv('MSK,SPB,EKB').pipe(z.array(z.string().regex(/^[A-Z]{2,8}$/, 'zone codes are upper-case letters'))),
   SHUTDOWN_TIMEOUT_MS: env.int(10_000, 100, 120_000),
