@@ -42,6 +42,8 @@ export default [
             { sourceTag: 'scope:carts', onlyDependOnLibsWithTags: ['scope:carts', 'scope:shared'] },
             { sourceTag: 'scope:orders', onlyDependOnLibsWithTags: ['scope:orders', 'scope:shared'] },
             { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared'] },
+            // End-to-end tests drive the services as processes over HTTP and Kafka: shared libs only, never an app's code.
+            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
             {
               sourceTag: 'type:app',
               onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:contracts', 'type:util'],
@@ -56,6 +58,7 @@ export default [
             },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:util', 'type:contracts', 'type:data-access'] },
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:util', 'type:contracts', 'type:data-access', 'type:tool'] },
           ],
         },

@@ -1,0 +1,361 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client as CassandraClient } from 'cassandra-driver';
+import { Admin, Consumer, IHeaders, Kafka, logLevel, Producer } from 'kafkajs';
+import { Db, MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
+import { testEnv, uniqueName, waitFor } from '@mw/testing';
+
+export const ROOT = join(__dirname, '../../..');
+
+/** The processes `npm start` runs (tools/stack/src/services.ts), here on private resources. */
+export type ServiceName = 'catalog' | 'catalog-projector' | 'inventory' | 'carts' | 'orders';
+const BUNDLES: Record<ServiceName, string> = {
+  catalog: 'dist/apps/catalog/main.js',
+  'catalog-projector': 'dist/apps/catalog-projector/main.js',
+  inventory: 'dist/apps/inventory/main.js',
+  carts: 'dist/apps/carts/main.js',
+  orders: 'dist/apps/orders/main.js',
+};
+
+/** One message seen on a saga topic (originals only; the copies this suite republishes carry COPY_HEADER). */
+export interface Recorded {
+  readonly topic: string;
+  readonly key: string;
+  readonly value: string;
+  readonly type: string;
+  readonly payload: Record<string, unknown>;
+  readonly at: number;
+}
+
+export const COPY_HEADER = 'x-e2e-copy';
+
+export interface Res<T = Record<string, unknown>> {
+  readonly status: number;
+  readonly body: T;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The whole system as real processes from the webpack bundles (`nx run <app>:build`), every one on
+ * private resources of this run: MongoDB databases, Cassandra keyspaces, consumer groups and topics
+ * (so it never meets `npm start` or another suite), with short deadlines.
+ *
+ * The catalog API's topic names are not configurable (only the projector's, for its benchmark): it
+ * runs with its outbox relay off, so nothing reaches the shared catalog.products.v1, and
+ * `relayCatalog()` publishes the envelopes exactly as the catalog stored them in its outbox onto
+ * this run's products topic, which carts and the projector consume.
+ */
+export class Stack {
+  readonly run = uniqueName('e2e').toLowerCase();
+  readonly topics = {
+    products: `catalog.products.v1.${this.run}`,
+    checkout: `e2e.carts.checkout.${this.run}`,
+    orders: `e2e.orders.orders.${this.run}`,
+    commands: `e2e.inventory.commands.${this.run}`,
+    events: `e2e.inventory.events.${this.run}`,
+  };
+  readonly groups = {
+    inventory: `inventory-${this.run}`,
+    carts: `carts-${this.run}`,
+    orders: `orders-${this.run}`,
+    projector: `catalog-projector-${this.run}`,
+  };
+  readonly dbs = { catalog: `catalog_${this.run}`, inventory: `inventory_${this.run}`, orders: `orders_${this.run}` };
+  readonly keyspaces = { catalog: `cr_${this.run}`.slice(0, 48), carts: `carts_${this.run}`.slice(0, 48) };
+  /** Payment simulator rules by user id. */
+  readonly users = { decline: `u-decline-${this.run}`, hang: `u-hang-${this.run}` };
+  readonly urls = {} as Record<ServiceName, string>;
+  readonly recorded: Recorded[] = [];
+  readonly mongo: MongoClient;
+  readonly kafka: Kafka;
+  private readonly procs = new Map<ServiceName, ChildProcess>();
+  private readonly producer: Producer;
+  private readonly admin: Admin;
+  private recorder: Consumer | undefined;
+  private readonly logDir = join(ROOT, 'dist', 'e2e-logs', this.run);
+  private readonly env = testEnv();
+  /** Called for every original message seen on a saga topic (the duplicate test republishes from here). */
+  onMessage: ((m: Recorded) => void) | undefined;
+
+  constructor() {
+    this.mongo = createMongoClient(this.env.mongoUrl);
+    this.kafka = new Kafka({ clientId: `e2e-${this.run}`, brokers: this.env.kafkaBrokers, logLevel: logLevel.NOTHING });
+    this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+    this.admin = this.kafka.admin();
+  }
+
+  db(name: keyof Stack['dbs']): Db {
+    return this.mongo.db(this.dbs[name]);
+  }
+
+  /** Settings of each service; `npm start` gives the same processes only their ports and servers. */
+  private serviceEnv(name: ServiceName, port: number): Record<string, string> {
+    const common = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      KAFKA_BROKERS: this.env.kafkaBrokers.join(','),
+      KAFKA_CLIENT_ID: `${name}-${this.run}`,
+      KAFKA_TOPIC_PARTITIONS: '3',
+      HTTP_PORT: String(port),
+      SHUTDOWN_TIMEOUT_MS: '5000',
+    };
+    const cassandra = { CASSANDRA_CONTACT_POINTS: this.env.cassandraContactPoints.join(','), CASSANDRA_LOCAL_DATACENTER: this.env.cassandraDatacenter };
+    switch (name) {
+      case 'catalog':
+      case 'catalog-projector':
+        return {
+          ...common,
+          ...cassandra,
+          MONGO_URL: this.env.mongoUrl,
+          MONGO_DB: this.dbs.catalog,
+          CASSANDRA_KEYSPACE: this.keyspaces.catalog,
+          CATALOG_READ_PREFERENCE: 'primary',
+          CATALOG_OUTBOX_RELAY: 'false',
+          KAFKA_GROUP_ID: `catalog-${this.run}`,
+          PROJECTOR_GROUP_ID: this.groups.projector,
+          PROJECTOR_TOPIC: this.topics.products,
+          PROJECTOR_HTTP_PORT: String(port),
+        };
+      case 'inventory':
+        return {
+          ...common,
+          MONGO_URL: this.env.mongoUrl,
+          MONGO_DB: this.dbs.inventory,
+          KAFKA_GROUP_ID: this.groups.inventory,
+          INVENTORY_COMMANDS_TOPIC: this.topics.commands,
+          INVENTORY_EVENTS_TOPIC: this.topics.events,
+          INVENTORY_SWEEP_INTERVAL_MS: '200',
+          INVENTORY_PUMP_INTERVAL_MS: '100',
+          OUTBOX_POLL_MS: '50',
+        };
+      case 'carts':
+        return {
+          ...common,
+          ...cassandra,
+          CASSANDRA_KEYSPACE: this.keyspaces.carts,
+          KAFKA_GROUP_ID: this.groups.carts,
+          CARTS_PRODUCTS_TOPIC: this.topics.products,
+          CARTS_STOCK_TOPIC: this.topics.events,
+          CARTS_ORDERS_TOPIC: this.topics.orders,
+          CARTS_CHECKOUT_TOPIC: this.topics.checkout,
+          CHECKOUT_RELAY_INTERVAL_MS: '200',
+          CHECKOUT_RELAY_MIN_AGE_MS: '1000',
+          CHECKOUT_INTENT_GRACE_MS: '5000',
+        };
+      case 'orders':
+        return {
+          ...common,
+          MONGO_URL: this.env.mongoUrl,
+          MONGO_DB: this.dbs.orders,
+          KAFKA_GROUP_ID: this.groups.orders,
+          ORDER_HISTORY_READ_PREFERENCE: 'primary',
+          ORDERS_CHECKOUT_TOPIC: this.topics.checkout,
+          ORDERS_EVENTS_TOPIC: this.topics.orders,
+          INVENTORY_COMMANDS_TOPIC: this.topics.commands,
+          INVENTORY_EVENTS_TOPIC: this.topics.events,
+          // Short deadlines so the deadline cases end in seconds; the hold outlives the payment wait (config rule).
+          STOCK_HOLD_SECONDS: String(HOLD_SECONDS),
+          SAGA_STOCK_TIMEOUT_MS: '5000',
+          SAGA_PAYMENT_TIMEOUT_MS: String(PAYMENT_TIMEOUT_MS),
+          SAGA_COMMIT_TIMEOUT_MS: '3000',
+          SAGA_CANCEL_TIMEOUT_MS: '5000',
+          SAGA_SWEEP_INTERVAL_MS: '200',
+          OUTBOX_POLL_MS: '50',
+          PAYMENT_POLL_MS: '50',
+          PAYMENT_RETRY_BASE_MS: '100',
+          PAYMENT_RETRY_MAX_MS: '400',
+          PAYMENT_CALL_TIMEOUT_MS: '2000',
+          PAYMENT_SIM_LATENCY_MIN_MS: '30',
+          PAYMENT_SIM_LATENCY_MAX_MS: '60',
+          PAYMENT_SIM_TRANSIENT_ERROR_RATE: '0',
+          PAYMENT_SIM_TIMEOUT_RATE: '0',
+          PAYMENT_SIM_DECLINE_USERS: this.users.decline,
+          PAYMENT_SIM_HANG_USERS: this.users.hang,
+        };
+    }
+  }
+
+  async start(): Promise<void> {
+    mkdirSync(this.logDir, { recursive: true });
+    await this.mongo.connect();
+    await this.producer.connect();
+    await this.admin.connect();
+    const names: ServiceName[] = ['inventory', 'orders', 'carts', 'catalog', 'catalog-projector'];
+    for (const name of names) {
+      const port = await freePort();
+      const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, BUNDLES[name])], {
+        cwd: ROOT,
+        env: this.serviceEnv(name, port),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const log = createWriteStream(join(this.logDir, `${name}.log`));
+      child.stdout?.pipe(log);
+      child.stderr?.pipe(log);
+      this.procs.set(name, child);
+      this.urls[name] = `http://127.0.0.1:${port}`;
+    }
+    await Promise.all(names.map((n) => this.waitReady(n)));
+    // Every consumer group holds its partitions before the first message: nothing a test sends waits on a rebalance.
+    const expected: [string, number][] = [
+      [this.groups.inventory, 1],
+      [this.groups.orders, 1],
+      [this.groups.carts, 1],
+      [this.groups.projector, 1],
+    ];
+    await waitFor(async () => {
+      const { groups } = await this.admin.describeGroups(expected.map(([g]) => g));
+      return groups.every((g) => g.state === 'Stable' && g.members.length > 0 && g.members.every((m) => m.memberAssignment.length > 0));
+    }, 90_000, 'every consumer group assigned');
+    await this.startRecorder();
+  }
+
+  private async waitReady(name: ServiceName): Promise<void> {
+    const child = this.procs.get(name);
+    await waitFor(
+      async () => {
+        if (child?.exitCode !== null) throw new Error(`${name} exited with ${child?.exitCode}:\n${this.tail(name)}`);
+        const r = await fetch(`${this.urls[name]}/health/ready`, { signal: AbortSignal.timeout(2000) });
+        return r.ok;
+      },
+      120_000,
+      `${name} ready`,
+    ).catch((e: unknown) => {
+      throw new Error(`${(e as Error).message}\n--- ${name} log ---\n${this.tail(name)}`);
+    });
+  }
+
+  tail(name: ServiceName): string {
+    try {
+      return readFileSync(join(this.logDir, `${name}.log`), 'utf8').split('\n').slice(-30).join('\n');
+    } catch {
+      return '(no log)';
+    }
+  }
+
+  private async startRecorder(): Promise<void> {
+    this.recorder = this.kafka.consumer({ groupId: `recorder-${this.run}`, allowAutoTopicCreation: false, maxWaitTimeInMs: 50 });
+    await this.recorder.connect();
+    const t = this.topics;
+    await this.recorder.subscribe({ topics: [t.checkout, t.commands, t.events, t.orders], fromBeginning: true });
+    await this.recorder.run({
+      eachMessage: async ({ topic, message }) => {
+        if (message.headers?.[COPY_HEADER]) return;
+        const value = message.value?.toString() ?? '';
+        const e = JSON.parse(value) as { type: string; payload: Record<string, unknown> };
+        const m: Recorded = { topic, key: message.key?.toString() ?? '', value, type: e.type, payload: e.payload, at: Date.now() };
+        this.recorded.push(m);
+        this.onMessage?.(m);
+      },
+    });
+  }
+
+  /** Copies of recorded messages, byte for byte, onto their topics (marked so the recorder skips them). */
+  async republish(messages: readonly Recorded[]): Promise<void> {
+    const headers: IHeaders = { [COPY_HEADER]: '1' };
+    for (const m of messages) {
+      await this.producer.send({ topic: m.topic, acks: -1, messages: [{ key: m.key, value: m.value, headers }] });
+    }
+  }
+
+  /** Plays the catalog's outbox relay onto this run's products topic: every pending envelope, as stored. */
+  async relayCatalog(): Promise<number> {
+    const docs = await this.db('catalog').collection<{ _outbox?: { id: string; topic: string; key: string; envelope: string }[] }>('products').find({ '_outbox.0': { $exists: true } }).toArray();
+    let n = 0;
+    for (const d of docs) {
+      for (const e of d._outbox ?? []) {
+        if (e.topic !== 'catalog.products.v1') continue;
+        await this.producer.send({ topic: this.topics.products, acks: -1, messages: [{ key: e.key, value: e.envelope }] });
+        n++;
+      }
+      await this.db('catalog').collection('products').updateOne({ _id: d._id }, { $pull: { _outbox: { id: { $in: (d._outbox ?? []).map((e) => e.id) } } } } as never);
+    }
+    return n;
+  }
+
+  async http<T = Record<string, unknown>>(service: ServiceName, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
+    const r = await fetch(`${this.urls[service]}${path}`, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await r.text();
+    return { status: r.status, body: (text ? JSON.parse(text) : {}) as T };
+  }
+
+  /** Waits until every service's consumer group has committed every record of every topic it reads. */
+  async drained(timeoutMs = 60_000): Promise<void> {
+    const reads: [string, string][] = [
+      [this.groups.inventory, this.topics.commands],
+      [this.groups.orders, this.topics.checkout],
+      [this.groups.orders, this.topics.events],
+      [this.groups.carts, this.topics.products],
+      [this.groups.carts, this.topics.events],
+      [this.groups.carts, this.topics.orders],
+    ];
+    await waitFor(
+      async () => {
+        for (const [groupId, topic] of reads) {
+          const high = await this.admin.fetchTopicOffsets(topic);
+          const [committed] = await this.admin.fetchOffsets({ groupId, topics: [topic] });
+          const done = high.every((h) => h.high === '0' || committed?.partitions.find((p) => p.partition === h.partition)?.offset === h.high);
+          if (!done) return false;
+        }
+        return true;
+      },
+      timeoutMs,
+      'every consumer group drained',
+    );
+  }
+
+  pid(name: ServiceName): number {
+    const pid = this.procs.get(name)?.pid;
+    if (!pid) throw new Error(`${name} is not running`);
+    return pid;
+  }
+
+  async stop(): Promise<void> {
+    this.onMessage = undefined;
+    await this.recorder?.disconnect().catch(() => undefined);
+    await Promise.all(
+      [...this.procs.values()].map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.kill('SIGCONT');
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+          }),
+      ),
+    );
+    await this.producer.disconnect().catch(() => undefined);
+    await this.admin.disconnect().catch(() => undefined);
+    for (const db of Object.values(this.dbs)) await this.mongo.db(db).dropDatabase().catch(() => undefined);
+    await this.mongo.close();
+    const cassandra = new CassandraClient({ contactPoints: this.env.cassandraContactPoints, localDataCenter: this.env.cassandraDatacenter });
+    try {
+      for (const ks of Object.values(this.keyspaces)) await cassandra.execute(`DROP KEYSPACE IF EXISTS ${ks}`).catch(() => undefined);
+    } finally {
+      await cassandra.shutdown();
+    }
+  }
+}
+
+export const HOLD_SECONDS = 6;
+export const PAYMENT_TIMEOUT_MS = 4000;
+
+export const newId = (): string => randomUUID();
