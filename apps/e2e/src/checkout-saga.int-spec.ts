@@ -33,7 +33,8 @@ interface Operation {
  * over HTTP, the payment simulator's ledger in MongoDB), not only the events.
  */
 describe('checkout saga end to end (catalog, inventory, carts, orders as processes)', () => {
-  const s = new Stack();
+  // E2E_DIST runs the suite against other bundles (e.g. a mutant built in a separate worktree).
+  const s = new Stack(process.env['E2E_DIST'] || undefined);
   let categoryId = '';
   let seq = 0;
 

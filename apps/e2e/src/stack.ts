@@ -14,11 +14,11 @@ export const ROOT = join(__dirname, '../../..');
 /** The processes `npm start` runs (tools/stack/src/services.ts), here on private resources. */
 export type ServiceName = 'catalog' | 'catalog-projector' | 'inventory' | 'carts' | 'orders';
 const BUNDLES: Record<ServiceName, string> = {
-  catalog: 'dist/apps/catalog/main.js',
-  'catalog-projector': 'dist/apps/catalog-projector/main.js',
-  inventory: 'dist/apps/inventory/main.js',
-  carts: 'dist/apps/carts/main.js',
-  orders: 'dist/apps/orders/main.js',
+  catalog: 'apps/catalog/main.js',
+  'catalog-projector': 'apps/catalog-projector/main.js',
+  inventory: 'apps/inventory/main.js',
+  carts: 'apps/carts/main.js',
+  orders: 'apps/orders/main.js',
 };
 
 /** One message seen on a saga topic (originals only; the copies this suite republishes carry COPY_HEADER). */
@@ -91,7 +91,8 @@ export class Stack {
   /** Called for every original message seen on a saga topic (the duplicate test republishes from here). */
   onMessage: ((m: Recorded) => void) | undefined;
 
-  constructor() {
+  /** `dist` holds the bundles (default: this checkout's dist/, built by the test target's dependsOn). */
+  constructor(private readonly dist = join(ROOT, 'dist')) {
     this.mongo = createMongoClient(this.env.mongoUrl);
     this.kafka = new Kafka({ clientId: `e2e-${this.run}`, brokers: this.env.kafkaBrokers, logLevel: logLevel.NOTHING });
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
@@ -197,7 +198,7 @@ export class Stack {
     const names: ServiceName[] = ['inventory', 'orders', 'carts', 'catalog', 'catalog-projector'];
     for (const name of names) {
       const port = await freePort();
-      const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, BUNDLES[name])], {
+      const child = spawn(process.execPath, ['--enable-source-maps', join(this.dist, BUNDLES[name])], {
         cwd: ROOT,
         env: this.serviceEnv(name, port),
         stdio: ['ignore', 'pipe', 'pipe'],
