@@ -22,9 +22,11 @@ const services = compose.services;
 const apps = ['catalog', 'catalog-projector', 'inventory', 'carts', 'orders'];
 
 describe('docker-compose.yml', () => {
-  it('runs MongoDB as a replica set, Kafka in KRaft mode and Cassandra 5', () => {
-    expect(services['mongodb']?.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
-    expect(JSON.stringify(services['mongodb']?.healthcheck)).toContain('rs.initiate');
+  it('runs MongoDB as a 3-member replica set, Kafka in KRaft mode and Cassandra 5', () => {
+    for (const member of ['mongodb', 'mongodb-2', 'mongodb-3']) expect(services[member]?.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+    const init = JSON.stringify(services['mongodb']?.healthcheck);
+    for (const host of ['mongodb:27017', 'mongodb-2:27017', 'mongodb-3:27017']) expect(init).toContain(host);
+    for (const app of ['catalog', 'inventory', 'orders']) expect(services[app]?.environment?.['MONGO_URL']).toBe('mongodb://mongodb:27017,mongodb-2:27017,mongodb-3:27017/?replicaSet=rs0');
     expect(services['kafka']?.environment?.['KAFKA_PROCESS_ROLES']).toBe('broker,controller');
     expect(services['cassandra']?.image).toMatch(/^cassandra:5\.0/);
   });
