@@ -226,17 +226,16 @@ export class Stack {
 
   private async waitReady(name: ServiceName): Promise<void> {
     const child = this.procs.get(name);
-    await waitFor(
+    const state = await waitFor(
       async () => {
-        if (child?.exitCode !== null) throw new Error(`${name} exited with ${child?.exitCode}:\n${this.tail(name)}`);
+        if (child?.exitCode !== null) return 'exited'; // fail at once, with its log
         const r = await fetch(`${this.urls[name]}/health/ready`, { signal: AbortSignal.timeout(2000) });
-        return r.ok;
+        return r.ok ? 'ready' : undefined;
       },
       120_000,
       `${name} ready`,
-    ).catch((e: unknown) => {
-      throw new Error(`${(e as Error).message}\n--- ${name} log ---\n${this.tail(name)}`);
-    });
+    ).catch((e: unknown) => (e as Error).message);
+    if (state !== 'ready') throw new Error(`${name}: ${state === 'exited' ? `exited with ${child?.exitCode}` : state}\n--- ${name} log ---\n${this.tail(name)}`);
   }
 
   tail(name: ServiceName): string {
