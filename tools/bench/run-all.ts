@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { ensureInfra } from '@mw/infra';
 
-const BENCHES = ['bench:catalog', 'bench:inventory'] as const;
+const BENCHES = ['bench:catalog', 'bench:inventory', 'bench:checkout'] as const;
 
 async function main(): Promise<number> {
   const env = await ensureInfra();

@@ -1,0 +1,422 @@
+/**
+ * Checkout benchmark: sustained checkouts/s and p50/p99 from `POST /carts/{id}/checkout` to the
+ * order's terminal event, at several concurrencies, with inventory, carts and orders running as
+ * processes from their built bundles (as `npm start` runs them) on private topics, databases,
+ * keyspace and consumer groups. Beside it, a bare loop — kafkajs + mongodb driver + cassandra-driver,
+ * no services — does per checkout the same Kafka messages (same topics, sizes, acks, consumers) and
+ * the same MongoDB and Cassandra operations, counted from the real run (MongoDB `top` per
+ * namespace, Cassandra `system_views` per table, every message on the saga topics), on the same
+ * servers. Results: apps/orders/bench/results.json.
+ *
+ *   npm run bench:checkout            (infra from `npm run infra:env`, started if needed)
+ *
+ * Bounded: a fixed number of checkouts per level and a time budget per level; 127.0.0.1 only.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { Client as CassandraClient, types as cassandraTypes } from 'cassandra-driver';
+import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
+import { MongoClient, WriteConcern } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
+import { createMessage } from '@mw/contracts';
+import { uniqueName } from '@mw/testing';
+
+const ROOT = join(__dirname, '../../..');
+const LEVELS = [8, 32, 64] as const;
+const CHECKOUTS_PER_LEVEL = Number(process.argv.find((a) => a.startsWith('--checkouts='))?.split('=')[1] ?? 600);
+const LEVEL_BUDGET_MS = 90_000;
+const PRODUCTS = 200;
+const CATEGORY = '65f0000000000000000000c1';
+
+type Service = 'inventory' | 'carts' | 'orders';
+interface Sample {
+  readonly latencyMs: number;
+  readonly httpMs: number;
+  readonly outcome: string;
+}
+interface Counters {
+  mongo: Record<string, number>;
+  cassandra: { writes: number; reads: number };
+  kafka: Record<string, number>;
+}
+
+function infraEnv(): Record<string, string> {
+  const out = execFileSync('npm', ['run', '-s', 'infra:env'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  const env: Record<string, string> = {};
+  for (const m of out.matchAll(/([A-Z_]+)=('([^']*)'|(\S+))/g)) env[m[1]!] = m[3] ?? m[4] ?? '';
+  if (!env['KAFKA_BROKERS'] || !env['MONGO_URL'] || !env['CASSANDRA_CONTACT_POINTS']) throw new Error(`infra:env incomplete: ${out}`);
+  for (const k of ['KAFKA_BROKERS', 'MONGO_URL', 'CASSANDRA_CONTACT_POINTS']) {
+    if (!/127\.0\.0\.1|localhost/.test(env[k]!)) throw new Error(`${k}=${env[k]}: the benchmark targets 127.0.0.1 only`);
+  }
+  return env;
+}
+
+function previousNotes(): unknown {
+  try {
+    return (JSON.parse(readFileSync(join(__dirname, 'results.json'), 'utf8')) as { notes?: unknown }).notes ?? [];
+  } catch {
+    return [];
+  }
+}
+
+function infraVersions(): string[] {
+  try {
+    const out = execFileSync('npm', ['run', '-s', 'infra:status'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    return out.split('\n').filter((l) => /^(kafka|cassandra|mongodb)\s/.test(l)).map((l) => l.replace(/\s{2,}/g, ' | ').trim());
+  } catch {
+    return [];
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const round = (n: number, d = 1) => Number(n.toFixed(d));
+
+async function pool<T>(items: readonly T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+async function waitHttp(url: string, timeoutMs: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(500);
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms`);
+}
+
+async function main(): Promise<void> {
+  const infra = infraEnv();
+  const parentEnv = process.env;
+  const loadAtStart = os.loadavg().map((l) => round(l, 2));
+  // always through Nx: its cache makes this instant when the bundles are current
+  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--projects=inventory,carts,orders', '--parallel=1'], { cwd: ROOT, stdio: 'inherit', env: { ...parentEnv, NX_DAEMON: 'false' } });
+
+  const run = uniqueName('cobench').toLowerCase();
+  const topics = {
+    products: `bench.catalog.products.${run}`,
+    checkout: `bench.carts.checkout.${run}`,
+    orders: `bench.orders.orders.${run}`,
+    commands: `bench.inventory.commands.${run}`,
+    events: `bench.inventory.events.${run}`,
+  };
+  const dbs = { inventory: `inventory_${run}`, orders: `orders_${run}`, bare: `bare_${run}` };
+  const keyspace = `carts_${run}`.slice(0, 48);
+  const ports: Record<Service, number> = { inventory: 0, carts: 0, orders: 0 };
+  for (const s of Object.keys(ports) as Service[]) ports[s] = 20_000 + Math.floor(Math.random() * 20_000);
+  const base = { ...parentEnv, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: '3' };
+  const settings: Record<Service, Record<string, string>> = {
+    inventory: { MONGO_DB: dbs.inventory, KAFKA_GROUP_ID: `inventory-${run}`, INVENTORY_COMMANDS_TOPIC: topics.commands, INVENTORY_EVENTS_TOPIC: topics.events },
+    carts: {
+      CASSANDRA_KEYSPACE: keyspace,
+      KAFKA_GROUP_ID: `carts-${run}`,
+      CARTS_PRODUCTS_TOPIC: topics.products,
+      CARTS_STOCK_TOPIC: topics.events,
+      CARTS_ORDERS_TOPIC: topics.orders,
+      CARTS_CHECKOUT_TOPIC: topics.checkout,
+    },
+    orders: {
+      MONGO_DB: dbs.orders,
+      KAFKA_GROUP_ID: `orders-${run}`,
+      ORDERS_CHECKOUT_TOPIC: topics.checkout,
+      ORDERS_EVENTS_TOPIC: topics.orders,
+      INVENTORY_COMMANDS_TOPIC: topics.commands,
+      INVENTORY_EVENTS_TOPIC: topics.events,
+      // The simulated PSP keeps its default latency (20–150 ms per call) but injects no failures here,
+      // and the worker may have as many calls in flight as the highest concurrency measured.
+      PAYMENT_SIM_TRANSIENT_ERROR_RATE: '0',
+      PAYMENT_SIM_TIMEOUT_RATE: '0',
+      PAYMENT_CONCURRENCY: '64',
+    },
+  };
+
+  const logDir = join(ROOT, 'dist', 'bench-logs', run);
+  mkdirSync(logDir, { recursive: true });
+  const mongo = await createMongoClient(infra['MONGO_URL']!).connect();
+  const cassandra = new CassandraClient({ contactPoints: infra['CASSANDRA_CONTACT_POINTS']!.split(','), localDataCenter: infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1' });
+  await cassandra.connect();
+  const kafka = new Kafka({ clientId: `checkout-bench-${run}`, brokers: infra['KAFKA_BROKERS']!.split(','), logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const children = new Map<Service, ChildProcess>();
+  const consumers: Consumer[] = [];
+  try {
+    for (const s of ['inventory', 'orders', 'carts'] as Service[]) {
+      const child = spawn(process.execPath, [join(ROOT, `dist/apps/${s}/main.js`)], { cwd: ROOT, env: { ...base, ...settings[s], HTTP_PORT: String(ports[s]) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const log = createWriteStream(join(logDir, `${s}.log`));
+      child.stdout?.pipe(log);
+      child.stderr?.pipe(log);
+      children.set(s, child);
+    }
+    for (const s of children.keys()) await waitHttp(`http://127.0.0.1:${ports[s]}/health/ready`, 120_000, children.get(s)!);
+    const url = (s: Service, path: string) => `http://127.0.0.1:${ports[s]}${path}`;
+    const call = async (s: Service, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const r = await fetch(url(s, path), { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await r.text();
+      return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    };
+
+    // Every message on the saga topics (counted per topic) and the terminal outcome of each cart.
+    const terminal = new Map<string, (outcome: string) => void>();
+    const seenPerTopic: Record<string, number> = {};
+    const samples: Record<string, { key: string; value: string }> = {};
+    const recorder = kafka.consumer({ groupId: `bench-recorder-${run}`, maxWaitTimeInMs: 20 });
+    consumers.push(recorder);
+    await recorder.connect();
+    await recorder.subscribe({ topics: [topics.checkout, topics.commands, topics.events, topics.orders], fromBeginning: true });
+    await recorder.run({
+      partitionsConsumedConcurrently: 4,
+      eachMessage: async ({ topic, message }) => {
+        seenPerTopic[topic] = (seenPerTopic[topic] ?? 0) + 1;
+        const e = JSON.parse(message.value?.toString() ?? '{}') as { type: string; payload: Record<string, unknown> };
+        samples[`${topic}|${e.type}`] ??= { key: message.key?.toString() ?? '', value: message.value?.toString() ?? '' };
+        if (e.type === 'OrderConfirmed' || e.type === 'OrderCancelled' || e.type === 'OrderRejected') terminal.get(String(e.payload['cart_id']))?.(e.type);
+      },
+    });
+
+    // Seed: products through the products topic (as the catalog publishes them), stock through inventory's HTTP API.
+    const productIds = Array.from({ length: PRODUCTS }, (_, i) => `65f1${i.toString(16).padStart(20, '0')}`);
+    const created = '2026-11-01T00:00:00.000Z';
+    await producer.send({
+      topic: topics.products,
+      acks: -1,
+      messages: productIds.map((id, i) => {
+        const msg = createMessage('catalog.products.v1', 'ProductCreated', { product_id: id, version: 1, name: `Смартфон ${i}`, category_id: CATEGORY, ancestors: [CATEGORY], price: 1_999_000 + i * 100, currency: 'RUB', attributes: {}, created_at: created, updated_at: created }, { correlation_id: `bench-${run}`, causation_id: null });
+        return { key: msg.key, value: JSON.stringify(msg.envelope) };
+      }),
+    });
+    await pool(productIds, 8, async (id) => {
+      const r = await call('inventory', 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' });
+      if (r.status >= 300) throw new Error(`restock ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+    });
+    const total = CHECKOUTS_PER_LEVEL * LEVELS.length;
+    console.log(`[bench] preparing ${total} carts (not measured)`);
+    const carts: string[] = [];
+    await pool(Array.from({ length: total }, (_, i) => i), 16, async (i) => {
+      const c = await call('carts', 'POST', '/carts', { zone: 'MSK', user_id: `u-bench-${i % 500}` });
+      if (c.status !== 201) throw new Error(`cart: ${c.status} ${JSON.stringify(c.body)}`);
+      const id = c.body['cart_id'] as string;
+      const product = productIds[i % PRODUCTS]!;
+      for (let attempt = 0; ; attempt++) {
+        const r = await call('carts', 'PUT', `/carts/${id}/items/${product}`, { qty: 1 });
+        if (r.status === 200) break;
+        if (attempt > 300) throw new Error(`put item: ${r.status} ${JSON.stringify(r.body)}`);
+        await sleep(200); // carts has not consumed the product yet
+      }
+      carts.push(id);
+    });
+    await sleep(3000); // let carts' relay and inventory's level notifications settle before measuring
+
+    const counters = async (): Promise<Counters> => {
+      const top = (await mongo.db('admin').command({ top: 1 }))['totals'] as Record<string, Record<string, { count: number }>>;
+      const mongoCounts: Record<string, number> = {};
+      for (const [ns, t] of Object.entries(top)) {
+        if (!ns.startsWith(`${dbs.inventory}.`) && !ns.startsWith(`${dbs.orders}.`)) continue;
+        for (const op of ['insert', 'update', 'remove', 'queries', 'getmore', 'commands'] as const) mongoCounts[op] = (mongoCounts[op] ?? 0) + (t[op]?.count ?? 0);
+      }
+      const sum = async (table: string) => {
+        const r = await cassandra.execute(`SELECT count FROM system_views.${table} WHERE keyspace_name = ?`, [keyspace], { prepare: true });
+        return r.rows.reduce((n, row) => n + Number(row['count'] as cassandraTypes.Long), 0);
+      };
+      return { mongo: mongoCounts, cassandra: { writes: await sum('local_write_latency'), reads: await sum('coordinator_read_latency') }, kafka: { ...seenPerTopic } };
+    };
+    const delta = (a: Counters, b: Counters, n: number) => ({
+      mongo: Object.fromEntries(Object.keys(b.mongo).map((k) => [k, round(((b.mongo[k] ?? 0) - (a.mongo[k] ?? 0)) / n, 2)])),
+      cassandra: { writes: round((b.cassandra.writes - a.cassandra.writes) / n, 2), reads: round((b.cassandra.reads - a.cassandra.reads) / n, 2) },
+      kafka: Object.fromEntries(Object.values(topics).map((t) => [t, round(((b.kafka[t] ?? 0) - (a.kafka[t] ?? 0)) / n, 2)])),
+    });
+
+    const results: Record<string, unknown>[] = [];
+    let perCheckout: ReturnType<typeof delta> | undefined;
+    let cursor = 0;
+    for (const concurrency of LEVELS) {
+      const mine = carts.slice(cursor, cursor + CHECKOUTS_PER_LEVEL);
+      cursor += CHECKOUTS_PER_LEVEL;
+      const before = await counters();
+      const serverBefore = (await mongo.db('admin').command({ serverStatus: 1 }))['opcounters'] as Record<string, number>;
+      const got: Sample[] = [];
+      const deadline = Date.now() + LEVEL_BUDGET_MS;
+      const started = performance.now();
+      let lastEnd = started;
+      await pool(mine, concurrency, async (cartId) => {
+        if (Date.now() > deadline) return;
+        const t0 = performance.now();
+        const done = new Promise<string>((resolve) => terminal.set(cartId, resolve));
+        const r = await call('carts', 'POST', `/carts/${cartId}/checkout`);
+        const httpMs = performance.now() - t0;
+        if (r.status !== 202) throw new Error(`checkout ${cartId}: ${r.status} ${JSON.stringify(r.body)}`);
+        const outcome = await Promise.race([done, sleep(30_000).then(() => 'TIMEOUT')]);
+        const end = performance.now();
+        lastEnd = Math.max(lastEnd, end);
+        got.push({ latencyMs: end - t0, httpMs, outcome });
+      });
+      const elapsed = (lastEnd - started) / 1000;
+      await sleep(1500); // trailing relay work of this level is counted with it
+      const after = await counters();
+      const serverAfter = (await mongo.db('admin').command({ serverStatus: 1 }))['opcounters'] as Record<string, number>;
+      const confirmed = got.filter((g) => g.outcome === 'OrderConfirmed').length;
+      const lat = got.map((g) => g.latencyMs).sort((a, b) => a - b);
+      const http = got.map((g) => g.httpMs).sort((a, b) => a - b);
+      const per = delta(before, after, got.length);
+      perCheckout = per;
+      const row = {
+        concurrency,
+        checkouts: got.length,
+        confirmed,
+        other_outcomes: got.length - confirmed,
+        seconds: round(elapsed, 2),
+        confirmed_per_s: round(confirmed / elapsed),
+        latency_ms: { p50: round(pct(lat, 50)), p99: round(pct(lat, 99)), max: round(lat[lat.length - 1] ?? NaN) },
+        checkout_http_ms: { p50: round(pct(http, 50)), p99: round(pct(http, 99)) },
+        per_checkout: per,
+        mongod_opcounters_per_s_whole_server: Object.fromEntries(Object.keys(serverAfter).map((k) => [k, round(((serverAfter[k] ?? 0) - (serverBefore[k] ?? 0)) / elapsed)])),
+      };
+      console.log(JSON.stringify(row));
+      results.push(row);
+    }
+
+    // The bare loop: the same messages and database operations per checkout, no services.
+    const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckout!, samples, topics, checkouts: CHECKOUTS_PER_LEVEL, concurrency: 64, consumers });
+    const best = Math.max(...results.map((r) => r['confirmed_per_s'] as number));
+    const report = {
+      command: 'npm run bench:checkout',
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, mem_gb: Math.round(os.totalmem() / 2 ** 30), load_average_at_start: loadAtStart, node: process.version, platform: `${os.platform()} ${os.release()}` },
+      servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
+      setup: {
+        services: 'inventory, carts, orders: one process each from dist/apps/*/main.js (NODE_ENV=production, defaults except private names, PAYMENT_CONCURRENCY=64, simulator failures 0)',
+        checkouts_per_level: CHECKOUTS_PER_LEVEL,
+        level_budget_ms: LEVEL_BUDGET_MS,
+        products: PRODUCTS,
+        cart: 'one line, qty 1, zone MSK; carts created before the measurement',
+        latency: 'POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (closed loop: `concurrency` checkouts in flight)',
+        payment_simulator_latency_ms: '20–150 per call (authorize, capture)',
+      },
+      results,
+      bare_loop: bare,
+      ratio_service_to_bare: round(best / (bare['checkouts_per_s'] as number), 3),
+      // The analysis of what bounds the figures is written by the person who profiled a run; kept across reruns.
+      notes: previousNotes(),
+    };
+    writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+    console.log(JSON.stringify(report, null, 2));
+  } finally {
+    for (const c of consumers) await c.disconnect().catch(() => undefined);
+    for (const c of children.values()) c.kill('SIGTERM');
+    await producer.disconnect().catch(() => undefined);
+    for (const db of Object.values(dbs)) await mongo.db(db).dropDatabase().catch(() => undefined);
+    await cassandra.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`).catch(() => undefined);
+    await cassandra.shutdown();
+    await mongo.close();
+  }
+}
+
+interface BareInput {
+  kafka: Kafka;
+  producer: Producer;
+  mongo: MongoClient;
+  cassandra: CassandraClient;
+  run: string;
+  dbs: { bare: string };
+  keyspace: string;
+  per: { mongo: Record<string, number>; cassandra: { writes: number; reads: number }; kafka: Record<string, number> };
+  samples: Record<string, { key: string; value: string }>;
+  topics: Record<string, string>;
+  checkouts: number;
+  concurrency: number;
+  consumers: Consumer[];
+}
+
+/**
+ * Per checkout, sequentially (a checkout's steps depend on each other), `concurrency` checkouts at
+ * once: the Kafka messages of a real checkout (per topic, rounded, using real envelopes of the
+ * run as payloads, acks=all, one send per message as the relays do), each consumed by as many
+ * consumer groups as read that topic in the system; the MongoDB operations (w:majority inserts,
+ * updates, deletes, primary finds); Cassandra writes (two of them LWTs, as a checkout and its
+ * outcome are) and reads.
+ */
+async function bareLoop(i: BareInput): Promise<Record<string, unknown>> {
+  const readers: Record<string, number> = { [i.topics['checkout']!]: 1, [i.topics['commands']!]: 1, [i.topics['events']!]: 2, [i.topics['orders']!]: 1 };
+  const bareTopic = (t: string) => `${t}.bare`;
+  const admin = i.kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: Object.keys(readers).map((t) => ({ topic: bareTopic(t), numPartitions: 3 })), waitForLeaders: true });
+  await admin.disconnect();
+  const plan: { topic: string; key: string; value: string }[] = [];
+  for (const [topic, n] of Object.entries(i.per.kafka)) {
+    const samples = Object.entries(i.samples).filter(([k]) => k.startsWith(`${topic}|`)).map(([, v]) => v);
+    for (let k = 0; k < Math.round(n); k++) plan.push({ topic: bareTopic(topic), ...samples[k % samples.length]! });
+  }
+  const expected = plan.reduce((n, p) => n + (readers[p.topic.replace(/\.bare$/, '')] ?? 1), 0) * i.checkouts;
+  let consumed = 0;
+  for (const [topic, groups] of Object.entries(readers)) {
+    for (let g = 0; g < groups; g++) {
+      const c = i.kafka.consumer({ groupId: `bare-${i.run}-${g}-${topic}`, maxWaitTimeInMs: 20 });
+      i.consumers.push(c);
+      await c.connect();
+      await c.subscribe({ topic: bareTopic(topic), fromBeginning: true });
+      await c.run({ partitionsConsumedConcurrently: 3, eachMessage: async () => void consumed++ });
+    }
+  }
+  const db = i.mongo.db(i.dbs.bare);
+  const coll = db.collection<{ _id: string; n: number; body: string; items: unknown[] }>('docs', { writeConcern: new WriteConcern('majority') });
+  await i.cassandra.execute(`CREATE KEYSPACE IF NOT EXISTS bare_${i.run} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  await i.cassandra.execute(`CREATE TABLE IF NOT EXISTS bare_${i.run}.rows (id text PRIMARY KEY, revision int, body text)`);
+  const ks = `bare_${i.run}`;
+  const m = i.per.mongo;
+  const cw = Math.round(i.per.cassandra.writes);
+  const cr = Math.round(i.per.cassandra.reads);
+  const body = 'x'.repeat(1500);
+  const counts = { insert: Math.round(m['insert'] ?? 0), update: Math.round(m['update'] ?? 0), remove: Math.round(m['remove'] ?? 0), queries: Math.round(m['queries'] ?? 0), commands: Math.round(m['commands'] ?? 0) };
+  const started = performance.now();
+  await pool(
+    Array.from({ length: i.checkouts }, (_, k) => k),
+    i.concurrency,
+    async () => {
+      const id = randomUUID();
+      await i.cassandra.execute(`INSERT INTO ${ks}.rows (id, revision, body) VALUES (?, 0, ?) IF NOT EXISTS`, [id, body], { prepare: true });
+      await i.cassandra.execute(`UPDATE ${ks}.rows SET revision = 1 WHERE id = ? IF revision = 0`, [id], { prepare: true });
+      for (let w = 2; w < cw; w++) await i.cassandra.execute(`INSERT INTO ${ks}.rows (id, revision, body) VALUES (?, ?, ?)`, [`${id}-${w}`, w, body], { prepare: true });
+      for (let r = 0; r < cr; r++) await i.cassandra.execute(`SELECT body FROM ${ks}.rows WHERE id = ?`, [id], { prepare: true });
+      for (let k = 0; k < counts.insert; k++) await coll.insertOne({ _id: `${id}-${k}`, n: 0, body, items: [] });
+      for (let k = 0; k < counts.update; k++) await coll.updateOne({ _id: `${id}-0` }, { $inc: { n: 1 }, $push: { items: { k, at: new Date() } } });
+      for (let k = 0; k < counts.commands; k++) await coll.findOneAndUpdate({ _id: `${id}-0` }, { $inc: { n: 1 } });
+      for (let k = 0; k < counts.queries; k++) await coll.findOne({ _id: `${id}-0` });
+      for (let k = 0; k < counts.remove; k++) await coll.deleteOne({ _id: `${id}-${k}` });
+      for (const p of plan) await i.producer.send({ topic: p.topic, acks: -1, messages: [{ key: p.key, value: p.value }] });
+    },
+  );
+  const producedAt = performance.now();
+  const deadline = Date.now() + 60_000;
+  while (consumed < expected && Date.now() < deadline) await sleep(10);
+  const elapsed = (performance.now() - started) / 1000;
+  await i.mongo.db(i.dbs.bare).dropDatabase();
+  await i.cassandra.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+  return {
+    concurrency: i.concurrency,
+    checkouts: i.checkouts,
+    seconds: round(elapsed, 2),
+    checkouts_per_s: round(i.checkouts / elapsed),
+    produce_phase_s: round((producedAt - started) / 1000, 2),
+    consumed_all: consumed >= expected,
+    per_checkout_ops: { kafka_messages: plan.length, kafka_consumed: expected / i.checkouts, mongo: counts, cassandra_writes: cw, cassandra_lwt_of_them: 2, cassandra_reads: cr },
+  };
+}
+
+main().catch((e: unknown) => {
+  console.error(`[bench:checkout] failed: ${(e as Error).stack ?? String(e)}`);
+  process.exit(1);
+});
