@@ -3,7 +3,7 @@ import { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { ConsumerRunner, KafkaPublisher, OutboxRelay } from '@mw/messaging';
 import { MONGO_DB } from '@mw/persistence';
-import { LOGGER, Metrics } from '@mw/platform';
+import { LOGGER, Metrics, Periodic } from '@mw/platform';
 import { InventoryConfig } from './config';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
@@ -16,7 +16,6 @@ import { ReservationsService } from './reservations/reservations.service';
 import { LevelNotifier } from './stock/level-notifier';
 import { STOCK, StockRepository } from './stock/stock.repository';
 import { StockService } from './stock/stock.service';
-import { Periodic } from './sweeper/periodic';
 import { Sweeper } from './sweeper/sweeper';
 
 export const INVENTORY_CONFIG = Symbol('INVENTORY_CONFIG');

@@ -10,3 +10,4 @@ export * from './metrics/metrics';
 export * from './bootstrap/platform.module';
 export * from './bootstrap/run-service';
 export * from './http/money';
+export * from './periodic/periodic';
