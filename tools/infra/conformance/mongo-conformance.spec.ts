@@ -937,6 +937,10 @@ describe('MongoDB conformance', () => {
     });
     try {
       const m = monitored.db(DB_NAME).collection<AnyDoc>('read_pref');
+      // A fresh client knows only the members it has heard from yet, and a secondary's staleness
+      // only after its heartbeats: wait until a secondary is selectable before the measured read.
+      await m.find({}, { readPreference: ReadPreference.SECONDARY, comment: 'warm-up' }).toArray();
+      await new Promise((r) => setTimeout(r, 1500));
       const secondary = new ReadPreference('secondaryPreferred', undefined, { maxStalenessSeconds: 90 });
       // the insert may not have reached the member picked yet: count what it served, not what it held
       await m.find({}, { readPreference: secondary, comment: 'secondary' }).toArray();

@@ -1,4 +1,4 @@
-import { Collection, Db, MongoBulkWriteError, ReadPreference } from 'mongodb';
+import { ClientSession, Collection, Db, MongoBulkWriteError, ReadPreference } from 'mongodb';
 import { dropIndexIfPresent } from '@mw/persistence';
 import { STOCK } from '../stock/stock.repository';
 import { StockDoc } from '../stock/stock';
@@ -51,10 +51,11 @@ export class LedgerRepository {
   }
 
   /** Net sums per movement kind for one (product, zone), from the ledger collection. */
-  async sums(productId: string, zone: string): Promise<Map<LedgerKind, number>> {
+  async sums(productId: string, zone: string, session?: ClientSession): Promise<Map<LedgerKind, number>> {
     const rows = await this.coll
       .aggregate<{ _id: LedgerKind; qty: number }>([{ $match: { product_id: productId, zone } }, { $group: { _id: '$kind', qty: { $sum: '$qty' } } }], {
         readPreference: ReadPreference.primary,
+        ...(session ? { session } : {}),
       })
       .toArray();
     const sums = new Map<LedgerKind, number>(LEDGER_KINDS.map((k) => [k, 0]));
@@ -63,9 +64,9 @@ export class LedgerRepository {
   }
 
   /** Which of these entry ids are already in the ledger collection. */
-  async existing(ids: readonly string[]): Promise<Set<string>> {
+  async existing(ids: readonly string[], session?: ClientSession): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const docs = await this.coll.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 }, readPreference: ReadPreference.primary }).toArray();
+    const docs = await this.coll.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 }, readPreference: ReadPreference.primary, ...(session ? { session } : {}) }).toArray();
     return new Set(docs.map((d) => d._id));
   }
 

@@ -1,4 +1,4 @@
-import { Db } from 'mongodb';
+import { ClientSession, Db } from 'mongodb';
 import { StockDoc, heldQty } from '../stock/stock';
 import { STOCK } from '../stock/stock.repository';
 import { InvariantReport, LedgerKind, checkInvariant, effectOf, addCounters, zeroCounters, StockCounters } from './ledger';
@@ -13,20 +13,28 @@ export class LedgerService {
 
   async check(filter: { product_id?: string; zone?: string }, limit = 1000): Promise<{ ok: boolean; checked: number; failures: InvariantReport[] }> {
     const query = { ...(filter.product_id ? { product_id: filter.product_id.toLowerCase() } : {}), ...(filter.zone ? { zone: filter.zone } : {}) };
-    const docs = await this.db.collection<StockDoc>(STOCK).find(query).limit(limit).toArray();
-    const failures: InvariantReport[] = [];
-    for (const doc of docs) {
-      const report = await this.checkOne(doc);
-      if (!report.ok) failures.push(report);
+    // One snapshot for every read: the flusher moves entries from the documents to the ledger while
+    // we read, and reads at different moments would count an entry twice or not at all.
+    const session = this.db.client.startSession({ snapshot: true });
+    try {
+      const docs = await this.db.collection<StockDoc>(STOCK).find(query, { session }).limit(limit).toArray();
+      const failures: InvariantReport[] = [];
+      for (const doc of docs) {
+        const report = await this.checkOne(doc, session);
+        if (!report.ok) failures.push(report);
+      }
+      return { ok: failures.length === 0, checked: docs.length, failures };
+    } finally {
+      await session.endSession();
     }
-    return { ok: failures.length === 0, checked: docs.length, failures };
   }
 
-  async checkOne(doc: StockDoc): Promise<InvariantReport> {
-    const sums = await this.ledger.sums(doc.product_id, doc.zone);
+  /** `session`: a snapshot session the document was read in (see check()). */
+  async checkOne(doc: StockDoc, session?: ClientSession): Promise<InvariantReport> {
+    const sums = await this.ledger.sums(doc.product_id, doc.zone, session);
     // Entries still pending in the document count too, unless the flusher already copied them.
     const pending = doc._ledger ?? [];
-    const copied = await this.ledger.existing(pending.map((e) => e._id));
+    const copied = await this.ledger.existing(pending.map((e) => e._id), session);
     for (const e of pending) if (!copied.has(e._id)) sums.set(e.kind, (sums.get(e.kind) ?? 0) + e.qty);
     const fromLedger = [...sums].reduce<StockCounters>((acc, [kind, qty]: [LedgerKind, number]) => addCounters(acc, effectOf(kind, qty)), zeroCounters);
     const counters: StockCounters = { available: doc.available, reserved: doc.reserved, committed: doc.committed, received: doc.received, adjusted: doc.adjusted };
