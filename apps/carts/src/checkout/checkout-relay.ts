@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import type { Logger } from 'pino';
 import { OutgoingMessage } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
-import { LOGGER } from '@mw/platform';
+import { LOGGER, Periodic } from '@mw/platform';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
 import { CartsRepository } from '../carts/carts.repository';
@@ -16,9 +16,7 @@ import { CheckoutOutboxRepository, StoredIntent } from './checkout.repository';
  */
 @Injectable()
 export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop: Periodic;
 
   constructor(
     private readonly outbox: CheckoutOutboxRepository,
@@ -26,7 +24,9 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
     private readonly publisher: KafkaPublisher,
     @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.loop = new Periodic('checkout-relay', config.CHECKOUT_RELAY_INTERVAL_MS, () => this.drainOnce(), logger);
+  }
 
   /** The message an intent stands for, on the configured checkout topic. */
   toMessage(intent: Pick<StoredIntent, 'key' | 'envelope'>): OutgoingMessage<'carts.checkout.v1'> {
@@ -34,14 +34,12 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
+    this.loop.kick(); // first pass now: intents a crash left behind go out at once
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /** One pass over every bucket; returns how many intents it published. */
@@ -69,23 +67,5 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
       published += toPublish.length;
     }
     return published;
-  }
-
-  private schedule(delay: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.loop().finally(() => (this.running = undefined));
-    }, delay);
-  }
-
-  private async loop(): Promise<void> {
-    let next = this.config.CHECKOUT_RELAY_INTERVAL_MS;
-    try {
-      await this.drainOnce();
-    } catch (e) {
-      next = Math.max(next, 1000);
-      this.logger.warn({ err: (e as Error).message }, 'checkout relay pass failed; will retry');
-    }
-    if (!this.stopped) this.schedule(next);
   }
 }
