@@ -19,6 +19,7 @@ export const readModelSchema: readonly string[] = [
     updated_at timestamp
   ) WITH read_repair = 'BLOCKING'
     AND compaction = {'class': 'LeveledCompactionStrategy'}
+    AND gc_grace_seconds = 864000
     AND comment = 'Product card (seed 003): one partition per product'`,
   `CREATE TABLE IF NOT EXISTS products_by_category (
     category_id text,
@@ -35,5 +36,16 @@ export const readModelSchema: readonly string[] = [
   ) WITH CLUSTERING ORDER BY (created_at DESC, product_id DESC)
     AND read_repair = 'BLOCKING'
     AND compaction = {'class': 'LeveledCompactionStrategy'}
+    AND gc_grace_seconds = 864000
     AND comment = 'New in category X (seed 003), bucketed against hot partitions (ADR 0032)'`,
+  // Never deleted and no TTL (ADR 0032 §6): it must outlive any event that can still arrive.
+  `CREATE TABLE IF NOT EXISTS product_versions (
+    product_id text PRIMARY KEY,
+    version bigint,
+    deleted boolean,
+    ancestors frozen<list<text>>,
+    created_at timestamp
+  ) WITH read_repair = 'BLOCKING'
+    AND compaction = {'class': 'LeveledCompactionStrategy'}
+    AND comment = 'Newest version applied per product, deletes included: refuses late and older events (ADR 0032)'`,
 ];

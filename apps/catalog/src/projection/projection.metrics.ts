@@ -5,6 +5,7 @@ export class ProjectionMetrics {
   readonly lag: Histogram<'type'>;
   readonly lastLag: Gauge;
   readonly applied: Counter<'type'>;
+  readonly skipped: Counter<'type' | 'reason'>;
 
   constructor(registry: Registry) {
     this.lag = new Histogram({
@@ -25,6 +26,16 @@ export class ProjectionMetrics {
       labelNames: ['type'],
       registers: [registry],
     });
+    this.skipped = new Counter({
+      name: 'catalog_projection_events_skipped_total',
+      help: 'Events refused because the product already has that or a newer version (duplicate, stale, after-delete)',
+      labelNames: ['type', 'reason'],
+      registers: [registry],
+    });
+  }
+
+  skip(type: string, reason: string): void {
+    this.skipped.inc({ type, reason });
   }
 
   observe(type: string, occurredAt: string, now = Date.now()): number {

@@ -1,9 +1,12 @@
 import { EnvelopeOf } from '@mw/contracts';
 import { ProjectionMetrics } from './projection.metrics';
-import { planFor } from './read-model';
+import { decide } from './read-model';
 import { ReadModelRepository } from './read-model.repository';
 
-/** Applies one catalog.products.v1 event to the read model (idempotent, order-insensitive). */
+/**
+ * Applies one catalog.products.v1 event to the read model (idempotent, order-insensitive):
+ * refuses an event not newer than what was applied for the product (ADR 0032 §6).
+ */
 export class ProjectorService {
   constructor(
     private readonly repo: ReadModelRepository,
@@ -12,7 +15,12 @@ export class ProjectorService {
   ) {}
 
   async apply(e: EnvelopeOf<'catalog.products.v1'>): Promise<void> {
-    await this.repo.apply(planFor(e, this.buckets));
+    const decision = decide(e, this.buckets, await this.repo.seen(e.payload.product_id));
+    if (!decision.apply) {
+      this.metrics?.skip(e.type, decision.reason);
+      return;
+    }
+    await this.repo.apply(decision.plan);
     this.metrics?.observe(e.type, e.occurred_at);
   }
 }

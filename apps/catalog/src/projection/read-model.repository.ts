@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
-import { CategoryRow, ListingRow, ProductRow, ProjectionPlan } from './read-model';
+import { CategoryRow, ListingRow, ProductRow, ProjectionPlan, SeenVersion } from './read-model';
 
 const long = (n: number | null): types.Long | null => (n === null ? null : types.Long.fromNumber(n));
 
@@ -26,6 +26,39 @@ export class ReadModelRepository {
     for (const r of plan.upsertRows) writes.push(this.upsertRow(r, ts));
     for (const r of plan.deleteRows) writes.push(this.deleteRow(r, ts));
     await Promise.all(writes);
+    // Last: a crash before this line leaves the version unseen, so the event is applied again.
+    await this.client.execute(
+      `INSERT INTO product_versions (product_id, version, deleted, ancestors, created_at)
+       VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+      [
+        plan.seen.product_id,
+        long(plan.seen.version),
+        plan.seen.deleted,
+        [...plan.seen.ancestors],
+        plan.seen.created_at,
+        ts,
+      ],
+      { prepare: true },
+    );
+  }
+
+  /** What the projector last applied for a product, or null. */
+  async seen(productId: string): Promise<SeenVersion | null> {
+    const r = (
+      await this.client.execute(
+        'SELECT product_id, version, deleted, ancestors, created_at FROM product_versions WHERE product_id = ?',
+        [productId],
+        { prepare: true },
+      )
+    ).first();
+    if (!r) return null;
+    return {
+      product_id: r.get('product_id') as string,
+      version: Number(r.get('version')),
+      deleted: r.get('deleted') === true,
+      ancestors: (r.get('ancestors') as string[] | null) ?? [],
+      created_at: r.get('created_at') as Date,
+    };
   }
 
   private upsertProduct(p: ProductRow, ts: types.Long): Promise<unknown> {

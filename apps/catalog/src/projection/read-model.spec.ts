@@ -1,4 +1,4 @@
-import { bucketOf, planFor, ProductEvent, SnapshotLike, writeTimestamp } from './read-model';
+import { bucketOf, decide, planFor, ProductEvent, SeenVersion, SnapshotLike, writeTimestamp } from './read-model';
 
 const snap: SnapshotLike = {
   product_id: '65f0000000000000000000a1',
@@ -71,5 +71,52 @@ describe('read-model projection rules', () => {
     expect(plan.deleteProduct).toBe(snap.product_id);
     expect(plan.deleteRows).toHaveLength(3);
     expect(plan.upsertRows).toEqual([]);
+  });
+
+  describe('decide: what the projector applies given the version it last applied', () => {
+    const seen = (version: number, deleted: boolean, ancestors: readonly string[]): SeenVersion => ({
+      product_id: snap.product_id,
+      version,
+      deleted,
+      ancestors,
+      created_at: new Date(snap.created_at),
+    });
+
+    it('applies anything for an unseen product and records the version and listing', () => {
+      const d = decide({ type: 'ProductCreated', payload: snap }, 8, null);
+      expect(d.apply && d.plan.seen).toMatchObject({ version: 2, deleted: false, ancestors: snap.ancestors });
+    });
+
+    it('refuses duplicates, older snapshots and anything at or below a delete', () => {
+      const e: ProductEvent = { type: 'ProductUpdated', payload: snap };
+      expect(decide(e, 8, seen(2, false, snap.ancestors))).toMatchObject({ apply: false, reason: 'duplicate' });
+      expect(decide(e, 8, seen(5, false, snap.ancestors))).toMatchObject({ apply: false, reason: 'stale' });
+      expect(decide(e, 8, seen(3, true, []))).toMatchObject({ apply: false, reason: 'after-delete' });
+    });
+
+    it('removes the rows where the product is listed now when a skipped move left them', () => {
+      const e: ProductEvent = {
+        type: 'ProductPriceChanged',
+        payload: { ...snap, version: 4, category_id: 'ios', ancestors: ['electronics', 'phones', 'ios'] },
+      };
+      const d = decide(e, 8, seen(2, false, ['electronics', 'phones', 'android']));
+      expect(d.apply && d.plan.deleteRows.map((r) => r.category_id)).toEqual(['android']);
+      expect(d.apply && d.plan.upsertRows.map((r) => r.category_id)).toEqual(['electronics', 'phones', 'ios']);
+    });
+
+    it('a delete records a deleted version with no listing', () => {
+      const d = decide(
+        {
+          type: 'ProductDeleted',
+          payload: { product_id: snap.product_id, version: 3, ancestors: ['gadgets'], created_at: snap.created_at },
+        },
+        8,
+        seen(2, false, snap.ancestors),
+      );
+      expect(d.apply && d.plan.seen).toMatchObject({ version: 3, deleted: true, ancestors: [] });
+      expect(d.apply && d.plan.deleteRows.map((r) => r.category_id).sort()).toEqual(
+        ['android', 'electronics', 'gadgets', 'phones'],
+      );
+    });
   });
 });

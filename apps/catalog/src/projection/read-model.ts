@@ -47,7 +47,28 @@ export interface ProjectionPlan {
   readonly deleteProduct: string | null;
   readonly upsertRows: readonly ListingRow[];
   readonly deleteRows: readonly CategoryRow[];
+  /** Written last, after every row: the newest version applied and where it is listed (ADR 0032 §6). */
+  readonly seen: SeenVersion;
 }
+
+/**
+ * What the projector last applied for a product (table product_versions, never deleted, no
+ * TTL): its version, whether that version was a delete, and the ancestors it is listed under.
+ * It outlives the tombstones of the other tables, so an event older than it is refused however
+ * late it arrives (a DLQ redrive, a replay) — and a later event knows which rows to remove even
+ * when an intermediate ProductCategoryChanged never arrived.
+ */
+export interface SeenVersion {
+  readonly product_id: string;
+  readonly version: number;
+  readonly deleted: boolean;
+  readonly ancestors: readonly string[];
+  readonly created_at: Date;
+}
+
+export type Decision =
+  | { readonly apply: true; readonly plan: ProjectionPlan }
+  | { readonly apply: false; readonly reason: 'duplicate' | 'stale' | 'after-delete'; readonly seen: SeenVersion };
 
 /** Microseconds: creation time in ms × 1000 + version. Monotonic in version for one product. */
 export function writeTimestamp(createdAt: Date, version: number): bigint {
@@ -119,6 +140,13 @@ export function planFor(e: ProductEvent, buckets: number): ProjectionPlan {
         deleteProduct: e.payload.product_id,
         upsertRows: [],
         deleteRows: e.payload.ancestors.map(rowKey),
+        seen: {
+          product_id: e.payload.product_id,
+          version: e.payload.version,
+          deleted: true,
+          ancestors: [],
+          created_at: createdAt,
+        },
       };
     case 'ProductCreated':
     case 'ProductUpdated':
@@ -144,9 +172,43 @@ export function planFor(e: ProductEvent, buckets: number): ProjectionPlan {
           version: s.version,
         })),
         deleteRows: left.map(rowKey),
+        seen: {
+          product_id: s.product_id,
+          version: s.version,
+          deleted: false,
+          ancestors: s.ancestors,
+          created_at: createdAt,
+        },
       };
     }
   }
+}
+
+/**
+ * The projector's decision for one event given what it last applied for the product (null:
+ * nothing yet). An event not newer than the seen version is refused: it is a duplicate, or an
+ * older snapshot that a newer one already superseded (full snapshots), or it follows a delete
+ * whose tombstones may long be purged (a late redrive would otherwise resurrect the rows).
+ * An applied event also removes the rows of wherever the product is listed now and is not any
+ * more — a skipped intermediate ProductCategoryChanged cannot leave an orphan row behind.
+ */
+export function decide(e: ProductEvent, buckets: number, seen: SeenVersion | null): Decision {
+  if (seen && e.payload.version <= seen.version) {
+    const reason = seen.deleted ? 'after-delete' : e.payload.version === seen.version ? 'duplicate' : 'stale';
+    return { apply: false, reason, seen };
+  }
+  const plan = planFor(e, buckets);
+  if (!seen || seen.deleted || seen.ancestors.length === 0) return { apply: true, plan };
+  const keep = new Set([...plan.upsertRows, ...plan.deleteRows].map((r) => r.category_id));
+  const orphans = seen.ancestors
+    .filter((c) => !keep.has(c))
+    .map((category_id) => ({
+      category_id,
+      bucket: bucketOf(e.payload.product_id, buckets),
+      created_at: new Date(e.payload.created_at),
+      product_id: e.payload.product_id,
+    }));
+  return { apply: true, plan: { ...plan, deleteRows: [...plan.deleteRows, ...orphans] } };
 }
 
 export function productRow(s: SnapshotLike): ProductRow {

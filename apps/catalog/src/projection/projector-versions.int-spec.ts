@@ -1,0 +1,138 @@
+import { Client } from 'cassandra-driver';
+import { createMessage, EnvelopeOf } from '@mw/contracts';
+import { connectCassandra } from '@mw/persistence';
+import { testEnv, uniqueName } from '@mw/testing';
+import { readModelSchema } from './cassandra-schema';
+import { ProjectorService } from './projector.service';
+import { ReadModelRepository } from './read-model.repository';
+
+const BUCKETS = 4;
+const trace = { correlation_id: 'projector-versions', causation_id: null };
+const CREATED_AT = '2026-03-01T10:00:00.000Z';
+const [A, B, C, ROOT] = ['aa', 'bb', 'cc', 'ee'].map((x) => x.repeat(12)) as [string, string, string, string];
+
+type Env = EnvelopeOf<'catalog.products.v1'>;
+
+function snapshot(productId: string, version: number, category: string, price = 100_000) {
+  return {
+    product_id: productId,
+    version,
+    name: `Product ${productId.slice(-4)}`,
+    category_id: category,
+    ancestors: [ROOT, category],
+    price,
+    currency: 'RUB' as const,
+    attributes: {},
+    created_at: CREATED_AT,
+    updated_at: new Date(Date.parse(CREATED_AT) + version * 1000).toISOString(),
+  };
+}
+const created = (id: string, v: number, cat: string): Env =>
+  createMessage('catalog.products.v1', 'ProductCreated', snapshot(id, v, cat), trace).envelope;
+const priced = (id: string, v: number, cat: string, price: number): Env =>
+  createMessage(
+    'catalog.products.v1',
+    'ProductPriceChanged',
+    { ...snapshot(id, v, cat, price), previous_price: 100_000 },
+    trace,
+  ).envelope;
+const moved = (id: string, v: number, from: string, to: string): Env =>
+  createMessage(
+    'catalog.products.v1',
+    'ProductCategoryChanged',
+    { ...snapshot(id, v, to), previous_category_id: from, previous_ancestors: [ROOT, from] },
+    trace,
+  ).envelope;
+const deleted = (id: string, v: number, cat: string): Env =>
+  createMessage(
+    'catalog.products.v1',
+    'ProductDeleted',
+    {
+      product_id: id,
+      version: v,
+      category_id: cat,
+      ancestors: [ROOT, cat],
+      created_at: CREATED_AT,
+      deleted_at: new Date().toISOString(),
+    },
+    trace,
+  ).envelope;
+
+/**
+ * The projector against real Cassandra, fed the way a DLQ redrive or a lost message would feed
+ * it: a delete's tombstones gone (purged after gc_grace_seconds) and then an older event; an
+ * intermediate ProductCategoryChanged that never arrives.
+ */
+describe('projector versions: no resurrection, no orphan rows', () => {
+  const env = testEnv();
+  const keyspace = uniqueName('proj_versions').toLowerCase();
+  let cass: Client;
+  let projector: ProjectorService;
+
+  beforeAll(async () => {
+    cass = await connectCassandra({
+      contactPoints: env.cassandraContactPoints,
+      localDataCenter: env.cassandraDatacenter,
+      keyspace,
+      replication: { class: 'SimpleStrategy', replication_factor: 1 },
+      schema: readModelSchema,
+    });
+    projector = new ProjectorService(new ReadModelRepository(cass), BUCKETS);
+  });
+
+  afterAll(async () => {
+    await cass?.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+    await cass?.shutdown();
+  });
+
+  const card = async (id: string) =>
+    (await cass.execute('SELECT * FROM products_by_id WHERE product_id = ?', [id], { prepare: true })).rows;
+  const listedIn = async (id: string): Promise<string[]> =>
+    (await cass.execute('SELECT category_id, product_id FROM products_by_category', [], { fetchSize: 5000 })).rows
+      .filter((r) => r['product_id'] === id)
+      .map((r) => r['category_id'] as string)
+      .sort();
+
+  it('an event redriven after the delete’s tombstones were purged does not bring the product back', async () => {
+    const id = '65f0000000000000000000d1';
+    const v1 = created(id, 1, A);
+    const v2 = priced(id, 2, A, 90_000);
+    await projector.apply(v1);
+    await projector.apply(deleted(id, 3, A));
+    expect(await card(id)).toHaveLength(0);
+    // gc_grace_seconds later, compaction has dropped the tombstones and the shadowed cells: the
+    // tables hold nothing for the product — what TRUNCATE leaves (product_versions is kept).
+    await cass.execute('TRUNCATE products_by_id');
+    await cass.execute('TRUNCATE products_by_category');
+    // A redrive from the DLQ (retention 30 days) delivers the older events now.
+    await projector.apply(v2);
+    await projector.apply(v1);
+    expect(await card(id)).toHaveLength(0);
+    expect(await listedIn(id)).toEqual([]);
+  });
+
+  it('a dead-lettered ProductCategoryChanged leaves no orphan row once a later event arrives', async () => {
+    const id = '65f0000000000000000000d2';
+    await projector.apply(created(id, 1, A));
+    expect(await listedIn(id)).toEqual([A, ROOT].sort());
+    const lost = moved(id, 2, A, B); // dead-lettered: never applied
+    await projector.apply(priced(id, 3, B, 80_000));
+    expect(await listedIn(id)).toEqual([B, ROOT].sort());
+    expect((await card(id))[0]?.['category_id']).toBe(B);
+    // Redriven later: older than what was applied, refused.
+    await projector.apply(lost);
+    expect(await listedIn(id)).toEqual([B, ROOT].sort());
+    // And a move after that starts from where the product really is.
+    await projector.apply(moved(id, 4, B, C));
+    expect(await listedIn(id)).toEqual([C, ROOT].sort());
+  });
+
+  it('a delete after a lost move removes the rows where the product is actually listed', async () => {
+    const id = '65f0000000000000000000d3';
+    await projector.apply(created(id, 1, A));
+    // v2 (moved to B) is lost; the delete carries the last ancestry of the write model (B).
+    await projector.apply(deleted(id, 3, B));
+    expect(await listedIn(id)).toEqual([]);
+    expect(await card(id)).toHaveLength(0);
+  });
+});
