@@ -1,4 +1,4 @@
-import { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { KafkaOptions, Transport } from '@nestjs/microservices';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -6,6 +6,7 @@ import express from 'express';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load-config';
+import { ConsumerTimeouts, ConsumerTimeoutsModule, consumerTimeoutProblems, defaultConsumerTimeouts } from './consumer-timeouts';
 import { HttpErrorFilter } from '../http/exception.filter';
 import { correlationMiddleware } from '../http/correlation.middleware';
 import { createLogger, JsonLogger } from '../logging/logger';
@@ -18,7 +19,15 @@ export interface ServiceOptions {
   readonly logger: Logger;
   readonly http: { readonly port: number; readonly host?: string; readonly bodyLimit: string };
   /** Kafka consumer of this service (the @nestjs/microservices Kafka transport). Omit for HTTP-only processes. */
-  readonly kafka?: { readonly brokers: readonly string[]; readonly groupId: string; readonly clientId: string; readonly partitionsConcurrently?: number };
+  readonly kafka?: {
+    readonly brokers: readonly string[];
+    readonly groupId: string;
+    readonly clientId: string;
+    /** Partitions worked on at once (each in order); 3 unless given. */
+    readonly partitionsConcurrently?: number;
+  };
+  /** Session, heartbeat and handler timeouts of every Kafka consumer of the process (ADR 0004); defaults unless given. */
+  readonly consumerTimeouts?: ConsumerTimeouts;
   readonly shutdownTimeoutMs: number;
 }
 
@@ -42,7 +51,10 @@ export async function assertKafkaReachable(brokers: readonly string[], timeoutMs
   }
 }
 
-export function kafkaTransportOptions(kafka: NonNullable<ServiceOptions['kafka']>): KafkaOptions {
+/** Partitions a consumer works on at once when the service does not say (KAFKA_PARTITIONS_CONCURRENTLY's default). */
+export const defaultPartitionsConcurrently = 3;
+
+export function kafkaTransportOptions(kafka: NonNullable<ServiceOptions['kafka']>, timeouts: ConsumerTimeouts = defaultConsumerTimeouts): KafkaOptions {
   return {
     transport: Transport.KAFKA,
     options: {
@@ -53,16 +65,21 @@ export function kafkaTransportOptions(kafka: NonNullable<ServiceOptions['kafka']
         logLevel: logLevel.WARN,
         retry: { retries: 8, initialRetryTime: 300 },
       },
-      consumer: { groupId: kafka.groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3000 },
+      // The consumer runner heartbeats while a handler works or waits for a dependency, so the
+      // session timeout only has to cover a stalled process, and each handler attempt ends before it.
+      consumer: { groupId: kafka.groupId, allowAutoTopicCreation: false, sessionTimeout: timeouts.sessionTimeoutMs, heartbeatInterval: timeouts.heartbeatIntervalMs },
       subscribe: { fromBeginning: true },
       // Partitions are worked on in parallel, each one message at a time: per-key order holds, and
       // one slow aggregate no longer holds up every other partition of the instance.
-      run: { autoCommit: true, partitionsConsumedConcurrently: kafka.partitionsConcurrently ?? 1 },
+      run: { autoCommit: true, partitionsConsumedConcurrently: kafka.partitionsConcurrently ?? defaultPartitionsConcurrently },
       // Keep message values as Buffers: the consumer runner validates them and dead-letters the original bytes.
       parser: { keepBinary: true },
     },
   };
 }
+
+@Module({})
+class ServiceRootModule {}
 
 /**
  * Creates and starts a service: JSON logs, correlation ids, body limits, error filter,
@@ -70,7 +87,12 @@ export function kafkaTransportOptions(kafka: NonNullable<ServiceOptions['kafka']
  * inheritAppConfig before listen(), and graceful shutdown on SIGTERM/SIGINT.
  */
 export async function runService(opts: ServiceOptions): Promise<INestApplication> {
-  const app = await NestFactory.create(opts.rootModule, {
+  const timeouts = opts.consumerTimeouts ?? defaultConsumerTimeouts;
+  const problems = consumerTimeoutProblems(timeouts);
+  if (problems.length > 0) throw new ConfigError(problems);
+  // The service's consumer timeouts, visible to every module (the consumer runner bounds handlers with them).
+  const root: DynamicModule = { module: ServiceRootModule, imports: [opts.rootModule, ConsumerTimeoutsModule.forRoot(timeouts)] };
+  const app = await NestFactory.create(root, {
     logger: new JsonLogger(opts.logger),
     bodyParser: false,
     abortOnError: false,
@@ -88,7 +110,7 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs/openapi.json' });
 
   if (opts.kafka) {
-    app.connectMicroservice(kafkaTransportOptions(opts.kafka), { inheritAppConfig: true });
+    app.connectMicroservice(kafkaTransportOptions(opts.kafka, timeouts), { inheritAppConfig: true });
   }
   // Module init first (connections, topics, indexes), then consumers, then HTTP.
   await app.init();
@@ -114,9 +136,17 @@ export interface ServiceConfig {
   readonly KAFKA_BROKERS: readonly string[];
   readonly KAFKA_CLIENT_ID?: string | undefined;
   readonly KAFKA_PARTITIONS_CONCURRENTLY: number;
+  readonly KAFKA_SESSION_TIMEOUT_MS: number;
+  readonly KAFKA_HEARTBEAT_INTERVAL_MS: number;
+  readonly KAFKA_HANDLER_TIMEOUT_MS: number;
   readonly KAFKA_GROUP_ID: string;
   readonly LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly SHUTDOWN_TIMEOUT_MS: number;
+}
+
+/** The consumer timeouts of a validated config. */
+export function consumerTimeoutsOf(config: Pick<ServiceConfig, 'KAFKA_SESSION_TIMEOUT_MS' | 'KAFKA_HEARTBEAT_INTERVAL_MS' | 'KAFKA_HANDLER_TIMEOUT_MS'>): ConsumerTimeouts {
+  return { sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS, handlerTimeoutMs: config.KAFKA_HANDLER_TIMEOUT_MS };
 }
 
 /**
@@ -146,7 +176,13 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
       kafka:
         spec.consumer === false
           ? undefined
-          : { brokers: config.KAFKA_BROKERS, groupId: config.KAFKA_GROUP_ID, clientId: config.KAFKA_CLIENT_ID ?? spec.name, partitionsConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
+          : {
+              brokers: config.KAFKA_BROKERS,
+              groupId: config.KAFKA_GROUP_ID,
+              clientId: config.KAFKA_CLIENT_ID ?? spec.name,
+              partitionsConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY,
+            },
+      consumerTimeouts: consumerTimeoutsOf(config),
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     });
   };

@@ -30,4 +30,16 @@ describe('loadConfig', () => {
   it('rejects an empty list', () => {
     expect(() => loadConfig(z.object({ L: env.csv() }), { L: ' , ' })).toThrow(/L: must be a non-empty/);
   });
+
+  it('consumer clocks: defaults keep the handler timeout below the session timeout; a handler timeout at or above it is refused', () => {
+    const cfg = loadConfig(schema, { KAFKA_BROKERS: '127.0.0.1:19092', MONGO_URL: 'mongodb://x:1' });
+    expect(cfg.KAFKA_HANDLER_TIMEOUT_MS).toBeLessThan(cfg.KAFKA_SESSION_TIMEOUT_MS);
+    expect(cfg.KAFKA_PARTITIONS_CONCURRENTLY).toBe(3);
+    expect(() =>
+      loadConfig(schema, { KAFKA_BROKERS: '127.0.0.1:19092', MONGO_URL: 'mongodb://x:1', KAFKA_SESSION_TIMEOUT_MS: '10000', KAFKA_HANDLER_TIMEOUT_MS: '10000' }),
+    ).toThrow(/KAFKA_HANDLER_TIMEOUT_MS \(10000\) must be below KAFKA_SESSION_TIMEOUT_MS/);
+    expect(() =>
+      loadConfig(schema, { KAFKA_BROKERS: '127.0.0.1:19092', MONGO_URL: 'mongodb://x:1', KAFKA_SESSION_TIMEOUT_MS: '6000', KAFKA_HEARTBEAT_INTERVAL_MS: '3000', KAFKA_HANDLER_TIMEOUT_MS: '5000' }),
+    ).toThrow(/KAFKA_HEARTBEAT_INTERVAL_MS \(3000\) must be at most a third/);
+  });
 });

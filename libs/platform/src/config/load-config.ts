@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { consumerTimeoutProblems } from '../bootstrap/consumer-timeouts';
 
 /** Raised when the environment does not satisfy a service's config schema. */
 export class ConfigError extends Error {
@@ -22,7 +23,16 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Process
       }),
     );
   }
+  const crossProblems = crossFieldProblems(result.data as Record<string, unknown>);
+  if (crossProblems.length > 0) throw new ConfigError(crossProblems);
   return Object.freeze(result.data);
+}
+
+/** Relations between variables of the base schema (a refinement would stop apps from extending it). */
+function crossFieldProblems(data: Record<string, unknown>): string[] {
+  const { KAFKA_SESSION_TIMEOUT_MS: session, KAFKA_HEARTBEAT_INTERVAL_MS: heartbeat, KAFKA_HANDLER_TIMEOUT_MS: handler } = data;
+  if (typeof session !== 'number' || typeof heartbeat !== 'number' || typeof handler !== 'number') return [];
+  return consumerTimeoutProblems({ sessionTimeoutMs: session, heartbeatIntervalMs: heartbeat, handlerTimeoutMs: handler });
 }
 
 /** Env helpers: every variable is a string, these coerce and bound it. */
@@ -53,9 +63,17 @@ export const baseConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KAFKA_BROKERS: env.brokers(),
   KAFKA_CLIENT_ID: z.string().min(1).optional(),
+  /** Partitions of private topics (tests, benchmarks); registry topics take theirs from libs/messaging topic definitions. */
   KAFKA_TOPIC_PARTITIONS: env.int(3, 1, 64),
+  /** Replication of every topic a service creates, and the min.insync.replicas it sets and verifies (local single broker: 1/1; production: 3/2). */
+  KAFKA_REPLICATION_FACTOR: env.int(1, 1, 16),
+  KAFKA_MIN_INSYNC_REPLICAS: env.int(1, 1, 16),
   /** Partitions a consumer works on at once (each still in order, so per-key order holds). */
   KAFKA_PARTITIONS_CONCURRENTLY: env.int(3, 1, 64),
+  /** Consumer clocks (ADR 0004): the handler timeout must stay below the session timeout. */
+  KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 6_000, 300_000),
+  KAFKA_HEARTBEAT_INTERVAL_MS: env.int(3_000, 100, 100_000),
+  KAFKA_HANDLER_TIMEOUT_MS: env.int(20_000, 100, 300_000),
   HTTP_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/).default('256kb'),
   ZONES: env.csv('MSK,SPB,EKB').pipe(z.array(z.string().regex(/^[A-Z]{2,8}$/, 'zone codes are upper-case letters'))),
   SHUTDOWN_TIMEOUT_MS: env.int(10_000, 100, 120_000),

@@ -1,3 +1,5 @@
+import { isInfrastructureError } from './failure-class';
+
 /**
  * Errors carry a stable code (`INVENTORY.INSUFFICIENT_STOCK`) and a kind; each transport maps
  * the kind to its own answer (HTTP status + problem body; Kafka retry or dead-letter).
@@ -59,11 +61,23 @@ export function httpStatusOf(kind: ErrorKind): number {
   }
 }
 
-/** Kafka handling of a failed message: try again later, or park it in the dead-letter topic now. */
-export function kafkaActionOf(error: unknown): 'retry' | 'dead-letter' {
-  if (!(error instanceof AppError)) return 'retry';
+/**
+ * Kafka handling of a failed message (ADR 0004):
+ * - `wait`: a dependency is down or overloaded (an `unavailable` AppError, a driver's network,
+ *   server-selection, not-primary or timeout error, a handler attempt past its deadline) — the
+ *   message is fine, so hold the partition and try again until the dependency is back; never
+ *   dead-letter it;
+ * - `dead-letter`: the message can never succeed (invalid, a domain rejection that cannot be
+ *   answered) — park it at once;
+ * - `retry`: anything else, most likely a bug — a few attempts, then the dead-letter topic.
+ */
+export type KafkaAction = 'wait' | 'retry' | 'dead-letter';
+
+export function kafkaActionOf(error: unknown): KafkaAction {
+  if (!(error instanceof AppError)) return isInfrastructureError(error) ? 'wait' : 'retry';
   switch (error.kind) {
     case 'unavailable':
+      return 'wait';
     case 'internal':
       return 'retry';
     case 'validation':

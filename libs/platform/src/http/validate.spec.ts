@@ -27,6 +27,6 @@ describe('validate (untrusted input)', () => {
   it('maps error kinds to Kafka actions', () => {
     expect(kafkaActionOf(new Error('socket hang up'))).toBe('retry');
     expect(kafkaActionOf(AppError.validation([]))).toBe('dead-letter');
-    expect(kafkaActionOf(new AppError('X', 'unavailable', 'db down'))).toBe('retry');
+    expect(kafkaActionOf(new AppError('X', 'unavailable', 'db down'))).toBe('wait');
   });
 });
