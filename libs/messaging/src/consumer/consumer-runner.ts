@@ -1,9 +1,10 @@
 import { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { decodeEnvelope, dlqTopicOf, EnvelopeOf, TopicName } from '@mw/contracts';
-import { AppError, kafkaActionOf, runWithTrace } from '@mw/platform';
+import { AppError, ConsumerTimeouts, defaultConsumerTimeouts, HandlerTimeoutError, HealthCheck, HealthRegistry, isInfrastructureError, kafkaActionOf, runWithTrace } from '@mw/platform';
 import { KafkaPublisher } from '../publisher/publisher';
+import { Membership } from './membership';
 
 /** A consumed record as kafkajs (or Nest's KafkaContext with keepBinary) hands it over. */
 export interface InboundRecord {
@@ -13,84 +14,225 @@ export interface InboundRecord {
   readonly key: Buffer | string | null;
   readonly value: Buffer | string | null;
   readonly headers?: IHeaders;
+  /**
+   * The consumer's heartbeat (kafkajs eachMessage `heartbeat`, Nest `KafkaContext.getHeartbeat()`).
+   * Called while the record is worked on so the member keeps its partitions; it rejects once the
+   * group has rebalanced. Without it a long wait can cost the partition.
+   */
+  readonly heartbeat?: () => Promise<void>;
+}
+
+/** What a handler gets besides the envelope: aborted when its attempt passes the deadline. */
+export interface HandlerContext {
+  readonly signal: AbortSignal;
+  readonly attempt: number;
 }
 
 export interface RetryPolicy {
-  /** Attempts before dead-lettering a message whose handler keeps failing with a retryable error. */
+  /** Attempts before dead-lettering a message whose handler keeps failing with an unclassified error (likely a bug). */
   readonly attempts: number;
   readonly initialBackoffMs: number;
+  /** Backoff cap, also while waiting for a dependency to come back. */
   readonly maxBackoffMs: number;
+  /** Deadline of one handler attempt; below the session timeout (ADR 0004). */
+  readonly handlerTimeoutMs: number;
+  /** How often the member heartbeats while a record is worked on (kafkajs sends at most one per heartbeatInterval). */
+  readonly heartbeatEveryMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { attempts: 5, initialBackoffMs: 200, maxBackoffMs: 5000 };
+export const defaultRetryPolicy: RetryPolicy = {
+  attempts: 5,
+  initialBackoffMs: 200,
+  maxBackoffMs: 5000,
+  handlerTimeoutMs: defaultConsumerTimeouts.handlerTimeoutMs,
+  heartbeatEveryMs: 1000,
+};
 
-export type Outcome = 'handled' | 'dead-lettered';
+/** The policy of a service's consumer timeouts. */
+export function retryPolicyOf(timeouts: ConsumerTimeouts): RetryPolicy {
+  return { ...defaultRetryPolicy, handlerTimeoutMs: timeouts.handlerTimeoutMs, heartbeatEveryMs: Math.max(100, Math.floor(timeouts.heartbeatIntervalMs / 3)) };
+}
+
+/** Set by the redrive on a record it moves back: only this consumer group handles it; every other group skips it. */
+export const REDRIVE_GROUP_HEADER = 'x-redrive-group';
+
+export type Outcome = 'handled' | 'dead-lettered' | 'skipped';
+
+/** Thrown out of `run` when the service shuts down while a record waits: it is not committed and comes back. */
+export class ConsumerStoppingError extends Error {
+  constructor() {
+    super('consumer is stopping; the record stays uncommitted');
+    this.name = 'ConsumerStoppingError';
+  }
+}
+
+type Attempt = { ok: true } | { ok: false; error: unknown };
 
 /**
- * Runs a handler for one consumed record: decode and validate the envelope, run the handler
- * inside the message's trace (correlation id on every log line and every message it emits),
- * retry retryable failures with exponential backoff, and after the last attempt, or at once for
- * an invalid message, publish the original record to `<topic>.dlq` with the reason and the
- * original topic/partition/offset in headers. It returns normally in both cases so the offset is
- * committed: never a crash loop, never a silent drop. If even the dead-letter publish fails, it
- * throws, and the broker redelivers the record.
+ * Runs a handler for one consumed record (ADR 0004): decode and validate the envelope, run the
+ * handler inside the message's trace with a deadline per attempt, and decide on failure:
+ * - a dependency is down (kafkaActionOf → `wait`): hold the partition and try again with bounded
+ *   backoff for as long as it takes, heartbeating so the member keeps the partition; readiness is
+ *   not-ready meanwhile. Such a message is never dead-lettered;
+ * - the message can never succeed (invalid, `dead-letter`): publish the original record to
+ *   `<topic>.dlq` with the reason, the consumer group and the original coordinates at once;
+ * - anything else (`retry`, likely a bug): a few attempts, then the dead-letter topic.
+ * Handled and dead-lettered records return normally, so the offset is committed. If the heartbeat
+ * says the group rebalanced, it stops (after the running attempt returned) and rethrows that
+ * error: the offset is not committed and kafkajs rejoins; the record's new owner takes it over.
+ * A record redriven for another consumer group is skipped.
  */
 export class ConsumerRunner {
   private readonly processed: Counter<'topic' | 'type' | 'outcome'>;
+  /** kafka_consumer_partitions_waiting. */
+  readonly waitingGauge: Gauge;
+  private readonly policy: RetryPolicy;
+  /** Partitions holding a record until a dependency is back: `topic/partition` → since, last error. */
+  private readonly waiting = new Map<string, { since: number; error: string }>();
+  private readonly active = new Set<Membership>();
+  private stopping = false;
+
+  /** Readiness: not-ready while any partition waits for a dependency or a handler overran its deadline. */
+  readonly readiness: HealthCheck = {
+    name: 'kafka-consumer',
+    check: async () => {
+      const first = this.waiting.entries().next();
+      if (first.done) return;
+      const [where, w] = first.value;
+      throw new Error(`${this.waiting.size} partition(s) waiting for a dependency, ${where} for ${Date.now() - w.since} ms: ${w.error}`);
+    },
+  };
 
   constructor(
     private readonly publisher: KafkaPublisher,
     private readonly logger: Logger,
     private readonly consumerGroup: string,
     registry?: Registry,
-    private readonly policy: RetryPolicy = defaultRetryPolicy,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    policy: Partial<RetryPolicy> = {},
   ) {
+    this.policy = { ...defaultRetryPolicy, ...policy };
     this.processed = new Counter({
       name: 'kafka_messages_processed_total',
-      help: 'Consumed messages by topic, type and outcome (handled, retried, dead-lettered)',
+      help: 'Consumed messages by topic, type and outcome (handled, retried, waited, dead-lettered, skipped)',
       labelNames: ['topic', 'type', 'outcome'],
       registers: registry ? [registry] : [],
     });
-  }
-
-  async run<T extends TopicName>(topic: T, record: InboundRecord, handler: (envelope: EnvelopeOf<T>) => Promise<void>): Promise<Outcome> {
-    const parsed = parseJson(record.value);
-    if (!parsed.ok) return this.deadLetter(record, 'COMMON.UNPARSEABLE_MESSAGE', parsed.reason, 0, 'unknown');
-    const decoded = decodeEnvelope(topic, parsed.value);
-    if (!decoded.ok) return this.deadLetter(record, 'COMMON.INVALID_MESSAGE', decoded.reason, 0, typeOf(parsed.value));
-
-    const envelope = decoded.envelope;
-    const trace = { correlation_id: envelope.correlation_id, causation_id: envelope.causation_id, message_id: envelope.id };
-    return runWithTrace(trace, async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await handler(envelope);
-          this.processed.inc({ topic, type: envelope.type, outcome: 'handled' });
-          return 'handled';
-        } catch (error) {
-          const action = kafkaActionOf(error);
-          const code = error instanceof AppError ? error.code : 'COMMON.HANDLER_FAILED';
-          const reason = error instanceof Error ? error.message : String(error);
-          if (action === 'dead-letter' || attempt >= this.policy.attempts) {
-            return this.deadLetter(record, code, reason, attempt, envelope.type);
-          }
-          const backoff = Math.min(this.policy.maxBackoffMs, this.policy.initialBackoffMs * 2 ** (attempt - 1));
-          this.processed.inc({ topic, type: envelope.type, outcome: 'retried' });
-          this.logger.warn({ topic, offset: record.offset, attempt, backoff_ms: backoff, code, err: reason }, 'handler failed, retrying');
-          await this.sleep(backoff);
-        }
-      }
+    const waiting = this.waiting;
+    this.waitingGauge = new Gauge({
+      name: 'kafka_consumer_partitions_waiting',
+      help: 'Partitions holding a record until a dependency (MongoDB, Cassandra, Kafka) is back',
+      registers: registry ? [registry] : [],
+      collect() {
+        this.set(waiting.size);
+      },
     });
   }
 
-  private async deadLetter(record: InboundRecord, code: string, reason: string, attempts: number, type: string): Promise<Outcome> {
+  /** Ends every wait at once (the service is shutting down); records not finished stay uncommitted. */
+  stop(): void {
+    this.stopping = true;
+    for (const m of this.active) m.wake();
+  }
+
+  onModuleDestroy(): void {
+    this.stop();
+  }
+
+  async run<T extends TopicName>(topic: T, record: InboundRecord, handler: (envelope: EnvelopeOf<T>, ctx: HandlerContext) => Promise<void>): Promise<Outcome> {
+    const target = headerText(record.headers, REDRIVE_GROUP_HEADER);
+    if (target !== undefined && target !== this.consumerGroup) {
+      this.processed.inc({ topic, type: headerText(record.headers, 'x-message-type') ?? 'unknown', outcome: 'skipped' });
+      return 'skipped';
+    }
+    const membership = new Membership(record.heartbeat, this.policy.heartbeatEveryMs, this.logger);
+    this.active.add(membership);
+    try {
+      const parsed = parseJson(record.value);
+      if (!parsed.ok) return await this.deadLetter(record, membership, 'COMMON.UNPARSEABLE_MESSAGE', parsed.reason, 0, 'unknown');
+      const decoded = decodeEnvelope(topic, parsed.value);
+      if (!decoded.ok) return await this.deadLetter(record, membership, 'COMMON.INVALID_MESSAGE', decoded.reason, 0, typeOf(parsed.value));
+      const envelope = decoded.envelope;
+      const trace = { correlation_id: envelope.correlation_id, causation_id: envelope.causation_id, message_id: envelope.id };
+      return await runWithTrace(trace, () => this.attemptUntilDone(topic, record, envelope, handler, membership));
+    } finally {
+      membership.stop();
+      this.active.delete(membership);
+      this.waiting.delete(where(record));
+    }
+  }
+
+  private async attemptUntilDone<T extends TopicName>(
+    topic: T,
+    record: InboundRecord,
+    envelope: EnvelopeOf<T>,
+    handler: (envelope: EnvelopeOf<T>, ctx: HandlerContext) => Promise<void>,
+    membership: Membership,
+  ): Promise<Outcome> {
+    let unclassified = 0;
+    for (let attempt = 1; ; attempt++) {
+      this.throwIfGone(membership);
+      const result = await this.attempt(handler, envelope, attempt);
+      if (result.ok) {
+        this.waiting.delete(where(record));
+        this.processed.inc({ topic, type: envelope.type, outcome: 'handled' });
+        return 'handled';
+      }
+      const { error } = result;
+      // The group moved on while the attempt ran: another member owns the record now.
+      this.throwIfGone(membership);
+      const action = kafkaActionOf(error);
+      const code = error instanceof AppError ? error.code : error instanceof HandlerTimeoutError ? 'COMMON.HANDLER_TIMEOUT' : 'COMMON.HANDLER_FAILED';
+      const reason = error instanceof Error ? error.message : String(error);
+      if (action === 'retry') unclassified++;
+      if (action === 'dead-letter' || unclassified >= this.policy.attempts) {
+        this.waiting.delete(where(record));
+        return this.deadLetter(record, membership, code, reason, attempt, envelope.type);
+      }
+      const backoff = this.backoffMs(attempt);
+      if (action === 'wait') this.markWaiting(record, `${code}: ${reason}`);
+      this.processed.inc({ topic, type: envelope.type, outcome: action === 'wait' ? 'waited' : 'retried' });
+      const log = { topic, partition: record.partition, offset: record.offset, attempt, backoff_ms: backoff, code, err: reason };
+      this.logger.warn(log, action === 'wait' ? 'dependency unavailable, holding the partition until it is back' : 'handler failed, retrying');
+      await membership.sleep(backoff);
+    }
+  }
+
+  /** One handler call with a deadline. Never two attempts of one record at once: past the deadline the
+   * handler's signal is aborted and the runner waits for the call to return before going on. */
+  private async attempt<T extends TopicName>(
+    handler: (envelope: EnvelopeOf<T>, ctx: HandlerContext) => Promise<void>,
+    envelope: EnvelopeOf<T>,
+    attempt: number,
+  ): Promise<Attempt> {
+    const controller = new AbortController();
+    const work: Promise<Attempt> = Promise.resolve()
+      .then(() => handler(envelope, { signal: controller.signal, attempt }))
+      .then(
+        () => ({ ok: true }) as const,
+        (error: unknown) => ({ ok: false, error }) as const,
+      );
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), this.policy.handlerTimeoutMs)));
+    try {
+      const first = await Promise.race([work, deadline]);
+      if (first !== 'deadline') return first;
+    } finally {
+      clearTimeout(timer);
+    }
+    const timeout = new HandlerTimeoutError(this.policy.handlerTimeoutMs);
+    controller.abort(timeout);
+    this.logger.warn({ message_id: envelope.id, timeout_ms: this.policy.handlerTimeoutMs }, 'handler attempt past its deadline, aborted; waiting for it to return');
+    const late = await work;
+    return late.ok ? late : { ok: false, error: timeout };
+  }
+
+  private async deadLetter(record: InboundRecord, membership: Membership, code: string, reason: string, attempts: number, type: string): Promise<Outcome> {
     const dlq = dlqTopicOf(record.topic);
-    await this.publisher.sendRaw(dlq, {
+    const message = {
       key: record.key,
       value: record.value,
       headers: {
-        ...(record.headers ?? {}),
+        ...withoutHeader(record.headers, REDRIVE_GROUP_HEADER),
         'x-dlq-reason': reason.slice(0, 2000),
         'x-dlq-error-code': code,
         'x-dlq-attempts': String(attempts),
@@ -100,11 +242,56 @@ export class ConsumerRunner {
         'x-original-partition': String(record.partition),
         'x-original-offset': record.offset,
       },
-    });
+    };
+    // Kafka itself may be down: wait for it like for any dependency (the record is not committed meanwhile).
+    for (let n = 1; ; n++) {
+      this.throwIfGone(membership);
+      try {
+        await this.publisher.sendRaw(dlq, message);
+        break;
+      } catch (e) {
+        if (!isInfrastructureError(e)) throw e;
+        this.markWaiting(record, `dead-letter publish: ${(e as Error).message}`);
+        this.logger.warn({ topic: record.topic, offset: record.offset, dlq, err: (e as Error).message }, 'dead-letter publish failed, retrying');
+        await membership.sleep(this.backoffMs(n));
+      }
+    }
+    this.waiting.delete(where(record));
     this.processed.inc({ topic: record.topic, type, outcome: 'dead-lettered' });
     this.logger.error({ topic: record.topic, partition: record.partition, offset: record.offset, dlq, code, reason }, 'message dead-lettered');
     return 'dead-lettered';
   }
+
+  private throwIfGone(membership: Membership): void {
+    if (membership.lost !== undefined) {
+      this.logger.warn({ err: (membership.lost as Error).message }, 'group rebalanced while a record was worked on; leaving it uncommitted to its new owner');
+      throw membership.lost;
+    }
+    if (this.stopping) throw new ConsumerStoppingError();
+  }
+
+  private backoffMs(attempt: number): number {
+    return Math.min(this.policy.maxBackoffMs, this.policy.initialBackoffMs * 2 ** Math.min(attempt - 1, 20));
+  }
+
+  private markWaiting(record: InboundRecord, error: string): void {
+    const key = where(record);
+    this.waiting.set(key, { since: this.waiting.get(key)?.since ?? Date.now(), error: error.slice(0, 300) });
+  }
+}
+
+const where = (record: InboundRecord): string => `${record.topic}/${record.partition}`;
+
+function headerText(headers: IHeaders | undefined, name: string): string | undefined {
+  const v = headers?.[name];
+  const one = Array.isArray(v) ? v[0] : v;
+  return one === undefined ? undefined : one.toString();
+}
+
+function withoutHeader(headers: IHeaders | undefined, name: string): IHeaders {
+  const out: IHeaders = { ...(headers ?? {}) };
+  delete out[name];
+  return out;
 }
 
 function parseJson(value: Buffer | string | null): { ok: true; value: unknown } | { ok: false; reason: string } {
@@ -119,4 +306,18 @@ function parseJson(value: Buffer | string | null): { ok: true; value: unknown } 
 function typeOf(value: unknown): string {
   const t = (value as { type?: unknown } | null)?.type;
   return typeof t === 'string' ? t.slice(0, 100) : 'unknown';
+}
+
+/** The runner of a service (MessagingModule): its consumer group, its timeouts, registered in readiness. */
+export function createConsumerRunner(
+  publisher: KafkaPublisher,
+  logger: Logger,
+  consumerGroup: string,
+  registry: Registry,
+  health: HealthRegistry,
+  timeouts: ConsumerTimeouts | undefined,
+): ConsumerRunner {
+  const runner = new ConsumerRunner(publisher, logger, consumerGroup, registry, retryPolicyOf(timeouts ?? defaultConsumerTimeouts));
+  health.register(runner.readiness);
+  return runner;
 }

@@ -1,7 +1,7 @@
 import type { KafkaContext } from '@nestjs/microservices';
 import { InboundRecord } from './consumer-runner';
 
-/** Adapts Nest's KafkaContext (transport configured with parser.keepBinary) to the runner's record. */
+/** Adapts Nest's KafkaContext (transport configured with parser.keepBinary) to the runner's record, heartbeat included. */
 export function recordFromContext(ctx: KafkaContext): InboundRecord {
   const m = ctx.getMessage();
   return {
@@ -11,5 +11,6 @@ export function recordFromContext(ctx: KafkaContext): InboundRecord {
     key: m.key ?? null,
     value: (m.value as Buffer | string | null) ?? null,
     headers: m.headers,
+    heartbeat: ctx.getHeartbeat(),
   };
 }
