@@ -1,8 +1,8 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { HealthRegistry, LOGGER, Metrics } from '@mw/platform';
-import { ConsumerRunner } from './consumer/consumer-runner';
+import { ConsumerTimeouts, HealthRegistry, KAFKA_CONSUMER_TIMEOUTS, LOGGER, Metrics } from '@mw/platform';
+import { ConsumerRunner, createConsumerRunner } from './consumer/consumer-runner';
 import { createKafka, ensureTopics } from './kafka/kafka';
 import { KafkaPublisher } from './publisher/publisher';
 
@@ -57,8 +57,9 @@ export class MessagingModule {
         { provide: KafkaPublisher, useFactory: (kafka: Kafka) => new KafkaPublisher(kafka), inject: [KAFKA] },
         {
           provide: ConsumerRunner,
-          useFactory: (p: KafkaPublisher, logger: Logger, metrics: Metrics) => new ConsumerRunner(p, logger, opts.groupId, metrics.registry),
-          inject: [KafkaPublisher, LOGGER, Metrics],
+          useFactory: (p: KafkaPublisher, logger: Logger, metrics: Metrics, health: HealthRegistry, timeouts?: ConsumerTimeouts) =>
+            createConsumerRunner(p, logger, opts.groupId, metrics.registry, health, timeouts),
+          inject: [KafkaPublisher, LOGGER, Metrics, HealthRegistry, { token: KAFKA_CONSUMER_TIMEOUTS, optional: true }],
         },
         MessagingLifecycle,
       ],
