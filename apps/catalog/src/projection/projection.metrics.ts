@@ -6,6 +6,8 @@ export class ProjectionMetrics {
   readonly lastLag: Gauge;
   readonly applied: Counter<'type'>;
   readonly skipped: Counter<'type' | 'reason'>;
+  readonly consumerUp: Gauge;
+  readonly consumerCrashes: Counter<'restart'>;
 
   constructor(registry: Registry) {
     this.lag = new Histogram({
@@ -30,6 +32,17 @@ export class ProjectionMetrics {
       name: 'catalog_projection_events_skipped_total',
       help: 'Events refused because the product already has that or a newer version (duplicate, stale, after-delete)',
       labelNames: ['type', 'reason'],
+      registers: [registry],
+    });
+    this.consumerUp = new Gauge({
+      name: 'catalog_projector_consumer_up',
+      help: '1 while the projector consumer is joined and consuming; 0 when starting, crashed, restarting or stopped',
+      registers: [registry],
+    });
+    this.consumerCrashes = new Counter({
+      name: 'catalog_projector_consumer_crashes_total',
+      help: 'kafkajs consumer crashes, by whether kafkajs restarts the consumer',
+      labelNames: ['restart'],
       registers: [registry],
     });
   }

@@ -5,6 +5,8 @@ import { ConsumerRunner, KAFKA } from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
 import type { CatalogConfig } from '../config';
 import { CATALOG_CONFIG } from '../shared/tokens';
+import { ConsumerSignal, ConsumerStatus, isReady, nextStatus } from './consumer-status';
+import { ProjectionMetrics } from './projection.metrics';
 import { ProjectorService } from './projector.service';
 
 export const PRODUCTS_TOPIC = 'catalog.products.v1';
@@ -18,6 +20,7 @@ export const PRODUCTS_TOPIC = 'catalog.products.v1';
 @Injectable()
 export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private consumer: Consumer | undefined;
+  private status: ConsumerStatus = 'starting';
   private joinedResolve: (() => void) | undefined;
   /** Resolves once the group has joined and fetching started (offsets resolved). */
   readonly ready = new Promise<void>((r) => (this.joinedResolve = r));
@@ -29,7 +32,16 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     private readonly health: HealthRegistry,
     @Inject(CATALOG_CONFIG) private readonly config: CatalogConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly metrics: ProjectionMetrics,
   ) {}
+
+  /** Readiness follows the consumer's kafkajs events: joined → ready; crash or stop → not ready. */
+  private signal(s: ConsumerSignal): void {
+    const before = this.status;
+    this.status = nextStatus(this.status, s);
+    this.metrics.consumerUp.set(isReady(this.status) ? 1 : 0);
+    if (before !== this.status) this.logger.info({ from: before, to: this.status }, 'projector consumer status');
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const consumer = this.kafka.consumer({
@@ -38,17 +50,25 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
       sessionTimeout: 30_000,
     });
     this.consumer = consumer;
-    let joined = false;
-    consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+    this.metrics.consumerUp.set(0);
+    consumer.on(consumer.events.GROUP_JOIN, () => this.signal({ kind: 'joined' }));
     consumer.on(consumer.events.FETCH_START, () => {
-      if (joined) this.joinedResolve?.();
+      if (isReady(this.status)) this.joinedResolve?.();
     });
-    consumer.on(consumer.events.CRASH, (e) =>
-      this.logger.error({ err: e.payload.error.message }, 'projector consumer crashed'),
-    );
+    consumer.on(consumer.events.STOP, () => this.signal({ kind: 'stopped' }));
+    consumer.on(consumer.events.CRASH, (e) => {
+      this.metrics.consumerCrashes.inc({ restart: String(e.payload.restart) });
+      this.logger.error(
+        { err: e.payload.error.message, error_name: e.payload.error.name, restart: e.payload.restart },
+        'projector consumer crashed',
+      );
+      this.signal({ kind: 'crashed', restart: e.payload.restart });
+    });
     this.health.register({
       name: 'projector-consumer',
-      check: async () => void (joined || (await Promise.reject(new Error('not joined')))),
+      check: async () => {
+        if (!isReady(this.status)) throw new Error(`consumer ${this.status}`);
+      },
     });
     await consumer.connect();
     await consumer.subscribe({
