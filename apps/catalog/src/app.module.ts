@@ -1,6 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { topics } from '@mw/contracts';
 import { MessagingModule } from '@mw/messaging';
 import { CassandraModule, MongoModule } from '@mw/persistence';
 import { PlatformModule } from '@mw/platform';
@@ -43,8 +42,10 @@ export class AppModule {
           brokers: config.KAFKA_BROKERS,
           clientId: config.KAFKA_CLIENT_ID ?? 'catalog',
           groupId: config.KAFKA_GROUP_ID,
-          topics: ['catalog.products.v1', 'catalog.categories.v1'] satisfies (keyof typeof topics)[],
+          topics: { 'catalog.products.v1': 'catalog.products.v1', 'catalog.categories.v1': 'catalog.categories.v1' },
           partitions: config.KAFKA_TOPIC_PARTITIONS,
+          replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+          minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
         }),
       ],
       // Search before products: GET /products must not be shadowed (it is not, but keep the order explicit).

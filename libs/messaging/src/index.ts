@@ -7,3 +7,5 @@ export * from './outbox/outbox-relay';
 export * from './dlq/redrive';
 export * from './messaging.module';
 export * from './outbox/outbox.module';
+export * from './topics/topic-definitions';
+export * from './topics/topic-admin';

@@ -3,7 +3,10 @@ import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { ConsumerTimeouts, HealthRegistry, KAFKA_CONSUMER_TIMEOUTS, LOGGER, Metrics } from '@mw/platform';
 import { ConsumerRunner, createConsumerRunner } from './consumer/consumer-runner';
-import { createKafka, ensureTopics } from './kafka/kafka';
+import { TopicName } from '@mw/contracts';
+import { createKafka } from './kafka/kafka';
+import { ensureTopicSpecs, validatePolicy } from './topics/topic-admin';
+import { topicSpecs } from './topics/topic-definitions';
 import { KafkaPublisher } from './publisher/publisher';
 
 export const KAFKA = Symbol('KAFKA');
@@ -14,9 +17,17 @@ export interface MessagingOptions {
   readonly clientId: string;
   /** Consumer group of this service (named in DLQ headers). */
   readonly groupId: string;
-  /** Topics this service produces or consumes; created with their DLQs if missing. */
-  readonly topics: readonly string[];
-  readonly partitions: number;
+  /**
+   * Topics this service produces or consumes: each registry topic → the name used for it (the
+   * registry name in production, a private name in tests). Created with their DLQs from the topic
+   * definitions if missing, verified against them if present; a mismatch fails start.
+   */
+  readonly topics: Partial<Record<TopicName, string>>;
+  /** Partitions of private topics only (tests, benchmarks); registry topics have their definition's. */
+  readonly partitions?: number;
+  /** KAFKA_REPLICATION_FACTOR / KAFKA_MIN_INSYNC_REPLICAS. */
+  readonly replicationFactor: number;
+  readonly minInsyncReplicas: number;
 }
 
 @Injectable()
@@ -26,9 +37,11 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationShutdown {
     @Inject(MESSAGING_OPTIONS) private readonly opts: MessagingOptions,
     private readonly publisher: KafkaPublisher,
     private readonly health: HealthRegistry,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
   async onModuleInit(): Promise<void> {
-    await ensureTopics(this.kafka, this.opts.topics, this.opts.partitions);
+    const policy = { replicationFactor: this.opts.replicationFactor, minInsyncReplicas: this.opts.minInsyncReplicas };
+    await ensureTopicSpecs(this.kafka, topicSpecs(this.opts.topics, this.opts.partitions), policy, this.logger);
     await this.publisher.connect();
     const admin = this.kafka.admin();
     this.health.register({
@@ -49,6 +62,7 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationShutdown {
 @Module({})
 export class MessagingModule {
   static forRoot(opts: MessagingOptions): DynamicModule {
+    validatePolicy({ replicationFactor: opts.replicationFactor, minInsyncReplicas: opts.minInsyncReplicas });
     return {
       module: MessagingModule,
       providers: [

@@ -24,8 +24,10 @@ export class ProjectorModule {
           brokers: config.KAFKA_BROKERS,
           clientId: `${config.KAFKA_CLIENT_ID ?? 'catalog'}-projector`,
           groupId: config.PROJECTOR_GROUP_ID,
-          topics: [config.PROJECTOR_TOPIC],
+          topics: { 'catalog.products.v1': config.PROJECTOR_TOPIC },
           partitions: config.KAFKA_TOPIC_PARTITIONS,
+          replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+          minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
         }),
       ],
       providers: [

@@ -1,6 +1,8 @@
-import { Admin, ITopicConfig, Kafka, logLevel, LogEntry } from 'kafkajs';
+import { Kafka, logLevel, LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
-import { dlqTopicOf } from '@mw/contracts';
+import { dlqTopicOf, isTopicName } from '@mw/contracts';
+import { ensureTopicSpecs } from '../topics/topic-admin';
+import { dlqDefinition, streamDefinition, topicDefinitions, TopicPolicy, TopicSpec } from '../topics/topic-definitions';
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -27,33 +29,22 @@ export function createKafka(opts: { brokers: readonly string[]; clientId: string
 }
 
 /**
- * Creates the topics (and their dead-letter topics) a service uses, if missing. Idempotent.
- * Partition count is the parallelism of a consumer group; keys keep per-aggregate order.
+ * Creates (or verifies) topics and their dead-letter topics by name, for tests and benchmarks on
+ * private topics: a registry name gets its definition, any other name the definition of a stream
+ * topic with `partitions`. Services declare their topics through `MessagingModule` (`topicSpecs`)
+ * with replication from configuration; this helper uses a single broker's 1/1 unless told.
  */
-export async function ensureTopics(kafka: Kafka, names: readonly string[], partitions: number): Promise<void> {
-  const admin: Admin = kafka.admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const wanted: ITopicConfig[] = [...new Set(names.flatMap((n) => [n, dlqTopicOf(n)]))]
-      .filter((n) => !existing.has(n))
-      .map((topic) => ({
-        topic,
-        numPartitions: topic.endsWith('.dlq') ? 1 : partitions,
-        replicationFactor: -1,
-        configEntries: topic.endsWith('.dlq') ? [{ name: 'retention.ms', value: String(30 * 24 * 3600 * 1000) }] : [],
-      }));
-    if (wanted.length > 0) {
-      try {
-        await admin.createTopics({ topics: wanted, waitForLeaders: true });
-      } catch (e) {
-        // Another instance created them concurrently: fine, as long as they now exist.
-        const now = new Set(await admin.listTopics());
-        const missing = wanted.filter((t) => !now.has(t.topic));
-        if (missing.length > 0) throw e;
-      }
-    }
-  } finally {
-    await admin.disconnect();
+export async function ensureTopics(
+  kafka: Kafka,
+  names: readonly string[],
+  partitions: number,
+  policy: TopicPolicy = { replicationFactor: 1, minInsyncReplicas: 1 },
+): Promise<void> {
+  const specs = new Map<string, TopicSpec>();
+  for (const name of names) {
+    const definition = isTopicName(name) ? topicDefinitions[name] : streamDefinition(partitions);
+    specs.set(name, { name, definition });
+    specs.set(dlqTopicOf(name), { name: dlqTopicOf(name), definition: dlqDefinition });
   }
+  await ensureTopicSpecs(kafka, [...specs.values()], policy);
 }
