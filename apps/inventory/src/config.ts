@@ -22,6 +22,11 @@ export const inventoryConfigSchema = baseConfigSchema.extend({
   INVENTORY_STALE_AFTER_MS: env.int(15_000, 100, 3_600_000),
   /** Background pump period: ledger flush and coalesced StockLevelChanged. */
   INVENTORY_PUMP_INTERVAL_MS: env.int(200, 20, 60_000),
+  /**
+   * Settled orders each stock document remembers (a hold is never taken again for them). Bounds the
+   * document; must exceed the settlements one document sees while a stale processor may still act.
+   */
+  INVENTORY_SETTLED_KEEP: env.int(500, 10, 10_000),
   OUTBOX_POLL_MS: env.int(250, 10, 60_000),
 });
 export type InventoryConfig = z.infer<typeof inventoryConfigSchema>;

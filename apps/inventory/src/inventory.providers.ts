@@ -31,7 +31,7 @@ export function inventoryProviders(config: Cfg): Provider[] {
   return [
     { provide: INVENTORY_CONFIG, useValue: config },
     { provide: RESERVE_LIMITS, useValue: reserveLimits(config) },
-    { provide: StockRepository, useFactory: (db: Db) => new StockRepository(db), inject: [MONGO_DB] },
+    { provide: StockRepository, useFactory: (db: Db) => new StockRepository(db, config.INVENTORY_SETTLED_KEEP), inject: [MONGO_DB] },
     { provide: ReservationsRepository, useFactory: (db: Db) => new ReservationsRepository(db), inject: [MONGO_DB] },
     { provide: LedgerRepository, useFactory: (db: Db) => new LedgerRepository(db), inject: [MONGO_DB] },
     { provide: InventoryEvents, useValue: new InventoryEvents(config.INVENTORY_EVENTS_TOPIC) },
@@ -48,7 +48,11 @@ export function inventoryProviders(config: Cfg): Provider[] {
       inject: [ConsumerRunner, ReservationsService, RESERVE_LIMITS, LOGGER],
     },
     { provide: StockService, useFactory: (s: StockRepository, o: OutboxNudge) => new StockService(s, o, config), inject: [StockRepository, OutboxNudge] },
-    { provide: LedgerService, useFactory: (db: Db, l: LedgerRepository) => new LedgerService(db, l), inject: [MONGO_DB, LedgerRepository] },
+    {
+      provide: LedgerService,
+      useFactory: (db: Db, l: LedgerRepository, r: ReservationsRepository) => new LedgerService(db, l, r),
+      inject: [MONGO_DB, LedgerRepository, ReservationsRepository],
+    },
     {
       provide: Sweeper,
       useFactory: (r: ReservationsRepository, s: StockRepository, svc: ReservationsService, log: Logger) =>

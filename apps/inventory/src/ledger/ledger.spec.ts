@@ -35,4 +35,17 @@ describe('ledger invariant', () => {
     const counters = { available: 5, reserved: 0, committed: 0, received: 4, adjusted: 0 };
     expect(checkInvariant(id, counters, 0, counters).problems[0]).toMatch(/received − adjustments = 4/);
   });
+
+  it('flags a double sale that the counters and the ledger agree on: committed above the units of committed reservations', () => {
+    const counters = replay([{ kind: 'restock', qty: 10 }, { kind: 'reserve', qty: 2 }, { kind: 'commit', qty: 2 }, { kind: 'reserve', qty: 2 }, { kind: 'commit', qty: 2 }]);
+    const report = checkInvariant(id, counters, 0, counters, { sold: 2, applying: 0 });
+    expect(report.ok).toBe(false);
+    expect(report.problems).toEqual(['committed = 4 but committed reservations sum to 2']);
+  });
+
+  it('counts a sale whose commit is not yet applied as still held, not as committed', () => {
+    const counters = replay([{ kind: 'restock', qty: 10 }, { kind: 'reserve', qty: 2 }, { kind: 'reserve', qty: 3 }, { kind: 'commit', qty: 2 }]);
+    expect(checkInvariant(id, counters, 3, counters, { sold: 5, applying: 3 }).ok).toBe(true);
+    expect(checkInvariant(id, counters, 3, counters, { sold: 5, applying: 0 }).problems).toEqual(['committed = 2 but committed reservations sum to 5']);
+  });
 });

@@ -71,23 +71,40 @@ export interface InvariantReport {
   readonly counters: StockCounters;
   readonly from_ledger: StockCounters;
   readonly held: number;
+  readonly sales?: Sales;
   readonly problems: readonly string[];
+}
+
+/** What the reservations say was sold from one (product, zone). */
+export interface Sales {
+  /** Units of the product in the zone on committed reservations. */
+  readonly sold: number;
+  /** Of those, units whose commit is not yet applied to the document (still held there). */
+  readonly applying: number;
 }
 
 /**
  * available + reserved + committed = received − adjustments, no negative counter, the reserved
- * counter equals the sum of open holds, and the counters equal the replay of the ledger.
+ * counter equals the sum of open holds, the counters equal the replay of the ledger, and (given the
+ * sales) `committed` equals the units of committed reservations whose commit is applied — so a
+ * unit sold twice shows even though the counters and the ledger agree with each other.
  */
 export function checkInvariant(
   id: { product_id: string; zone: string },
   counters: StockCounters,
   held: number,
   fromLedger: StockCounters,
+  sales?: Sales,
 ): InvariantReport {
   const problems: string[] = [];
   const { available, reserved, committed, received, adjusted } = counters;
   if (available < 0) problems.push(`available is negative (${available})`);
   if (reserved < 0) problems.push(`reserved is negative (${reserved})`);
+  if (committed < 0) problems.push(`committed is negative (${committed})`);
+  if (sales && committed !== sales.sold - sales.applying) {
+    const applying = sales.applying > 0 ? `, ${sales.applying} of them not yet applied` : '';
+    problems.push(`committed = ${committed} but committed reservations sum to ${sales.sold}${applying}`);
+  }
   if (available + reserved + committed !== received + adjusted) {
     problems.push(`available + reserved + committed = ${available + reserved + committed} but received − adjustments = ${received + adjusted}`);
   }
@@ -95,5 +112,5 @@ export function checkInvariant(
   for (const k of Object.keys(counters) as (keyof StockCounters)[]) {
     if (counters[k] !== fromLedger[k]) problems.push(`${k} = ${counters[k]} but the ledger says ${fromLedger[k]}`);
   }
-  return { ...id, ok: problems.length === 0, counters, from_ledger: fromLedger, held, problems };
+  return { ...id, ok: problems.length === 0, counters, from_ledger: fromLedger, held, ...(sales ? { sales } : {}), problems };
 }

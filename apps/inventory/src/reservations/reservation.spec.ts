@@ -1,4 +1,4 @@
-import { decideFailedCommit, newReservation, rejectionCodeOf, ReservationDoc, validateReserve } from './reservation';
+import { decideFailedCommit, newReservation, ownerOfHold, rejectionCodeOf, ReservationDoc, resumedExpiry, validateReserve } from './reservation';
 
 const limits = { zones: ['MSK', 'SPB'], maxLines: 3, maxQtyPerLine: 10 };
 const p1 = '65f000000000000000000001';
@@ -63,5 +63,39 @@ describe('answer to a CommitStock that could not commit', () => {
   });
   it('still reserving: retry later', () => {
     expect(decideFailedCommit(doc('reserving'), now)).toEqual({ kind: 'in-progress' });
+  });
+});
+
+describe('resuming a reservation whose processor stopped', () => {
+  const t0 = new Date('2026-11-22T10:00:00Z');
+  const doc = newReservation({ order_id: p1, zone: 'MSK', lines: [{ product_id: p1, qty: 1 }] }, new Date(t0.getTime() + 30_000), t0);
+
+  it('remembers the hold time the command asked for', () => {
+    expect(doc.hold_ms).toBe(30_000);
+  });
+
+  it('gets a fresh expiry counted from the resume, never one already past', () => {
+    const later = new Date(t0.getTime() + 60_000); // the first expiry passed 30 s ago
+    expect(resumedExpiry(doc, later)).toEqual(new Date(later.getTime() + 30_000));
+  });
+
+  it('falls back to the span between claim and first expiry on documents without hold_ms', () => {
+    const { hold_ms: _h, ...old } = doc;
+    expect(resumedExpiry(old, new Date(t0.getTime() + 5_000))).toEqual(new Date(t0.getTime() + 35_000));
+  });
+});
+
+describe('who owns a hold on a stock document', () => {
+  it.each([
+    ['no reservation', null, 'unknown'],
+    ['reserving', { status: 'reserving' }, 'live'],
+    ['reserved', { status: 'reserved' }, 'live'],
+    ['committed, sale being applied', { status: 'committed', pending: 'commit' }, 'selling'],
+    ['committed, sale applied', { status: 'committed' }, 'stray'],
+    ['rejected', { status: 'rejected', pending: 'undo' }, 'closed'],
+    ['released', { status: 'released' }, 'closed'],
+    ['expired', { status: 'expired' }, 'closed'],
+  ])('%s → %s', (_name, order, owner) => {
+    expect(ownerOfHold(order as Pick<ReservationDoc, 'status' | 'pending'> | null)).toBe(owner);
   });
 });

@@ -37,6 +37,8 @@ export interface ReservationDoc extends WithOutbox {
   readonly lines: Line[];
   readonly status: ReservationStatus;
   readonly expires_at: Date;
+  /** The hold time the command asked for; a resumed order is reserved for this long from the resume. */
+  readonly hold_ms?: number;
   readonly pending?: PendingWork;
   readonly rejection?: { code: RejectionCode; message?: string; shortages: Shortage[] };
   readonly release_reason?: 'compensation' | 'expired' | 'cancelled';
@@ -111,6 +113,7 @@ export function newReservation(cmd: { order_id: string; zone: string; lines: rea
     lines: normalizeLines(cmd.lines),
     status: 'reserving',
     expires_at: expiresAt,
+    hold_ms: expiresAt.getTime() - now.getTime(),
     created_at: now,
     updated_at: now,
   };
@@ -153,3 +156,39 @@ export const undoKindOf = (status: ReservationStatus): 'expire' | 'release' => (
 /** Statuses whose holds must be returned to `available`. */
 export const isClosedWithoutSale = (status: ReservationStatus): boolean =>
   status === 'rejected' || status === 'released' || status === 'expired';
+
+/**
+ * The expiry of a `reserving` order resumed after its processor stopped (the sweeper, or a
+ * redelivered ReserveStock): a fresh hold of the length the command asked for, counted from the
+ * resume — never an expiry already past. Documents older than `hold_ms` fall back to the span
+ * between their claim and their first expiry.
+ */
+export function resumedExpiry(doc: Pick<ReservationDoc, 'expires_at' | 'created_at' | 'hold_ms'>, now: Date): Date {
+  const holdMs = doc.hold_ms ?? Math.max(0, doc.expires_at.getTime() - doc.created_at.getTime());
+  return new Date(now.getTime() + Math.max(1000, holdMs));
+}
+
+/**
+ * Who owns a hold an order has on a stock document, judged by the order's reservation:
+ *  - `live`: reserving or reserved — the hold is the order's, leave it;
+ *  - `selling`: committed with the commit not yet applied — the hold is the sale, commit it (once);
+ *  - `stray`: committed and already applied — a hold taken again after the sale; give it back, never sell it;
+ *  - `closed`: rejected, released or expired — give it back;
+ *  - `unknown`: no reservation — give it back.
+ */
+export type HoldOwner = 'live' | 'selling' | 'stray' | 'closed' | 'unknown';
+
+export function ownerOfHold(order: Pick<ReservationDoc, 'status' | 'pending'> | null | undefined): HoldOwner {
+  if (!order) return 'unknown';
+  switch (order.status) {
+    case 'reserving':
+    case 'reserved':
+      return 'live';
+    case 'committed':
+      return order.pending === 'commit' ? 'selling' : 'stray';
+    case 'rejected':
+    case 'released':
+    case 'expired':
+      return 'closed';
+  }
+}

@@ -1,4 +1,4 @@
-import { Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
+import { ClientSession, Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
 import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush, toOutboxEntries } from '@mw/messaging';
 import { PendingWork, RejectionCode, ReservationDoc, ReservationStatus } from './reservation';
@@ -18,6 +18,28 @@ export class ReservationsRepository {
     await this.coll.createIndex({ status: 1, expires_at: 1 }, { name: 'status_expiry' });
     await this.coll.createIndex({ pending: 1, updated_at: 1 }, { name: 'pending_work', sparse: true });
     await this.coll.createIndex({ status: 1, updated_at: 1 }, { name: 'status_updated' });
+    // Units sold per (product, zone) for the ledger check: only committed orders are indexed.
+    await this.coll.createIndex(
+      { 'lines.product_id': 1, zone: 1, pending: 1 },
+      { name: 'committed_lines', partialFilterExpression: { status: 'committed' } },
+    );
+  }
+
+  /**
+   * Units of one (product, zone) sold by committed reservations, and the committed orders whose
+   * sale is still being applied to the stock document (`pending: 'commit'`), with their units.
+   * `session`: the snapshot the ledger check reads everything in.
+   */
+  async sales(productId: string, zone: string, session?: ClientSession): Promise<{ units: number; applying: { order_id: string; qty: number }[] }> {
+    const opts = { readPreference: ReadPreference.primary, ...(session ? { session } : {}) };
+    const match = { 'lines.product_id': productId, zone, status: 'committed' as const };
+    const [sum] = await this.coll
+      .aggregate<{ units: number }>([{ $match: match }, { $unwind: '$lines' }, { $match: { 'lines.product_id': productId } }, { $group: { _id: null, units: { $sum: '$lines.qty' } } }], opts)
+      .toArray();
+    const applying = await this.coll
+      .find({ ...match, pending: 'commit' }, { ...opts, projection: { lines: { $elemMatch: { product_id: productId } } } })
+      .toArray();
+    return { units: sum?.units ?? 0, applying: applying.map((d) => ({ order_id: d._id, qty: d.lines[0]?.qty ?? 0 })) };
   }
 
   /** Inserts the order's document, or returns the one a previous delivery created. */

@@ -12,9 +12,10 @@ import {
   ReserveLimits,
   Shortage,
   decideFailedCommit,
-  isClosedWithoutSale,
   newReservation,
+  ownerOfHold,
   rejectionCodeOf,
+  resumedExpiry,
   undoKindOf,
   validateReserve,
 } from './reservation';
@@ -75,11 +76,21 @@ export class ReservationsService {
     if (await this.reservations.rejectLateReserve(orderId, rejection, rejected)) this.outbox.nudge();
   }
 
-  /** Takes the holds of a `reserving` order and finalizes it; safe to resume after a crash. */
+  /**
+   * Takes the holds of a `reserving` order and finalizes it; safe to resume after a crash. `fresh`:
+   * the order was claimed by this call; otherwise it is a resume (sweeper, redelivery) and gets a
+   * fresh expiry. A line already settled means the order moved on while this processor worked on
+   * an old copy: it stops, holds nothing more and gives back what it took.
+   */
   async complete(doc: ReservationDoc, fresh = false): Promise<void> {
+    const expiresAt = fresh ? doc.expires_at : resumedExpiry(doc, new Date());
     let held = 0;
     for (const line of doc.lines) {
-      const outcome = await this.stock.hold(doc.zone, line, doc._id, doc.expires_at);
+      const outcome = await this.stock.hold(doc.zone, line, doc._id, expiresAt);
+      if ('settled' in outcome) {
+        this.logger.warn({ order_id: doc._id, product_id: line.product_id, settled: outcome.settled }, 'stale reservation work stopped: the order is already settled');
+        return this.reconcile(doc._id);
+      }
       // A fresh order short on its first line holds nothing: no undo work (saves round trips on a sold-out product).
       if (!outcome.held) return this.rejectShort(doc, line, outcome, fresh && held === 0);
       held++;
@@ -88,9 +99,9 @@ export class ReservationsService {
       order_id: doc._id,
       zone: doc.zone,
       lines: doc.lines,
-      expires_at: doc.expires_at.toISOString(),
+      expires_at: expiresAt.toISOString(),
     });
-    if (await this.reservations.transition(doc._id, ['reserving'], { status: 'reserved' }, reserved)) return this.outbox.nudge();
+    if (await this.reservations.transition(doc._id, ['reserving'], { status: 'reserved', expires_at: expiresAt }, reserved)) return this.outbox.nudge();
     await this.reconcile(doc._id); // someone else finalized (a release overtook us, or a resumed copy)
   }
 
@@ -166,11 +177,19 @@ export class ReservationsService {
     await this.reservations.clearPending(orderId, doc.pending);
   }
 
-  /** After losing a finalize race: holds this processor took for a closed order go back. */
+  /**
+   * After losing a finalize race (or finding the order settled): holds this processor may have taken
+   * go back unless they are the order's — a reserved order's holds, or a sale still being applied.
+   * A committed order whose sale is applied owns no hold any more: one found is stray and goes back.
+   */
   private async reconcile(orderId: string): Promise<void> {
     const doc = await this.reservations.get(orderId);
-    if (!doc || !isClosedWithoutSale(doc.status)) return;
-    for (const line of doc.lines) await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status));
+    const owner = ownerOfHold(doc);
+    if (!doc || owner === 'live' || owner === 'selling' || owner === 'unknown') return;
+    for (const line of doc.lines) {
+      const returned = await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status), owner === 'stray' ? 'committed' : undefined);
+      if (returned && owner === 'stray') this.logger.warn({ order_id: orderId, product_id: line.product_id }, 'stray hold of a sold order returned');
+    }
   }
 
   private async rejectShort(doc: ReservationDoc, short: Line, outcome: { available: number; unknown: boolean }, nothingHeld: boolean): Promise<void> {

@@ -5,12 +5,19 @@ import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush } from '@mw/messaging';
 import { LedgerEntry, LedgerKind } from '../ledger/ledger';
 import { Line } from '../reservations/reservation';
-import { StockDoc, stockKey } from './stock';
+import { SettledAs, StockDoc, settledOf, stockKey } from './stock';
 
 export const STOCK = 'stock';
 const primary = { readPreference: ReadPreference.primary };
 
-export type HoldOutcome = { readonly held: true } | { readonly held: false; readonly available: number; readonly unknown: boolean };
+export type HoldOutcome =
+  | { readonly held: true }
+  /** The order's line was already settled here: the order is past reserving, nothing may be held for it. */
+  | { readonly held: false; readonly settled: SettledAs }
+  | { readonly held: false; readonly available: number; readonly unknown: boolean };
+
+/** How many settled orders each stock document remembers (see `Settled`); the default of INVENTORY_SETTLED_KEEP. */
+export const DEFAULT_SETTLED_KEEP = 500;
 
 /**
  * I/O on (product, zone) stock documents. Every write is one conditional single-document update
@@ -20,7 +27,10 @@ export type HoldOutcome = { readonly held: true } | { readonly held: false; read
 export class StockRepository {
   readonly coll: Collection<StockDoc>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly settledKeep = DEFAULT_SETTLED_KEEP,
+  ) {
     this.coll = db.collection<StockDoc>(STOCK);
   }
 
@@ -36,57 +46,80 @@ export class StockRepository {
   }
 
   /**
-   * Seed 000/004's conditional decrement: enough available and no hold of this order yet, in one
-   * atomic update — race-free and idempotent. On a miss, a primary read tells why.
+   * Seed 000/004's conditional decrement: enough available, no hold of this order yet and the order
+   * not settled on this document, in one atomic update — race-free, idempotent, and at most once in
+   * the order's life. On a miss, a primary read tells why.
    */
   async hold(zone: string, line: Line, orderId: string, expiresAt: Date): Promise<HoldOutcome> {
     const _id = stockKey(line.product_id, zone);
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = new Date();
       const res = await this.coll.updateOne(
-        { _id, available: { $gte: line.qty }, 'reservations.order_id': { $ne: orderId } },
+        { _id, available: { $gte: line.qty }, 'reservations.order_id': { $ne: orderId }, 'settled.order_id': { $ne: orderId } },
         this.change(now, { $inc: { available: -line.qty, reserved: line.qty, version: 1 } }, [
           entry(line.product_id, zone, 'reserve', line.qty, now, orderId),
         ], { reservations: { order_id: orderId, qty: line.qty, expires_at: expiresAt } }),
       );
       if (res.matchedCount === 1) return { held: true };
-      const doc = await this.coll.findOne({ _id }, { ...primary, projection: { available: 1, reservations: 1 } });
+      const doc = await this.coll.findOne(
+        { _id },
+        { ...primary, projection: { available: 1, reservations: 1, settled: { $elemMatch: { order_id: orderId } } } },
+      );
       if (!doc) return { held: false, available: 0, unknown: true };
       if (doc.reservations.some((h) => h.order_id === orderId)) return { held: true }; // a redelivery: already held
+      const settled = settledOf(doc, orderId);
+      if (settled) return { held: false, settled };
       if (doc.available < line.qty) return { held: false, available: doc.available, unknown: false };
       // Stock came back between the update and the read: try again (bounded).
     }
     return { held: false, available: 0, unknown: false };
   }
 
-  /** Returns an order's hold to `available` (release, undo or expiry). No-op if the hold is gone. */
-  async releaseHold(zone: string, line: Line, orderId: string, kind: 'release' | 'expire'): Promise<boolean> {
+  /**
+   * Returns an order's hold to `available` (release, undo, expiry, or a stray hold of a sold order)
+   * and remembers the order as settled here. No hold: only the memory is written (a processor still
+   * working on the order can then take none).
+   */
+  async releaseHold(zone: string, line: Line, orderId: string, kind: 'release' | 'expire', as: SettledAs = kind === 'expire' ? 'expired' : 'released'): Promise<boolean> {
     const now = new Date();
-    const res = await this.coll.updateOne(
-      { _id: stockKey(line.product_id, zone), reservations: { $elemMatch: { order_id: orderId, qty: line.qty } } },
-      {
-        ...this.change(now, { $inc: { available: line.qty, reserved: -line.qty, version: 1 } }, [
-          entry(line.product_id, zone, kind, line.qty, now, orderId),
-        ]),
-        $pull: { reservations: { order_id: orderId } },
-      },
-    );
-    return res.modifiedCount === 1;
+    const _id = stockKey(line.product_id, zone);
+    const change = this.change(now, { $inc: { available: line.qty, reserved: -line.qty, version: 1 } }, [entry(line.product_id, zone, kind, line.qty, now, orderId)], {
+      settled: this.mark(orderId, as, now),
+    });
+    const res = await this.coll.updateOne({ _id, reservations: { $elemMatch: { order_id: orderId, qty: line.qty } } }, { ...change, $pull: { reservations: { order_id: orderId } } });
+    if (res.modifiedCount === 1) return true;
+    await this.remember(_id, orderId, as, now);
+    return false;
   }
 
-  /** Makes an order's hold a sale: reserved → committed. No-op if the hold is gone. */
+  /**
+   * Makes an order's hold a sale (reserved → committed) once: guarded by the memory of settled
+   * orders, so a hold taken again by a stale processor is never sold a second time. No hold: only
+   * the memory is written.
+   */
   async commitHold(zone: string, line: Line, orderId: string): Promise<boolean> {
     const now = new Date();
+    const _id = stockKey(line.product_id, zone);
+    const change = this.change(now, { $inc: { reserved: -line.qty, committed: line.qty, version: 1 } }, [entry(line.product_id, zone, 'commit', line.qty, now, orderId)], {
+      settled: this.mark(orderId, 'committed', now),
+    }, false);
     const res = await this.coll.updateOne(
-      { _id: stockKey(line.product_id, zone), reservations: { $elemMatch: { order_id: orderId, qty: line.qty } } },
-      {
-        ...this.change(now, { $inc: { reserved: -line.qty, committed: line.qty, version: 1 } }, [
-          entry(line.product_id, zone, 'commit', line.qty, now, orderId),
-        ], undefined, false),
-        $pull: { reservations: { order_id: orderId } },
-      },
+      { _id, reservations: { $elemMatch: { order_id: orderId, qty: line.qty } }, 'settled.order_id': { $ne: orderId } },
+      { ...change, $pull: { reservations: { order_id: orderId } } },
     );
-    return res.modifiedCount === 1;
+    if (res.modifiedCount === 1) return true;
+    await this.remember(_id, orderId, 'committed', now);
+    return false;
+  }
+
+  /** The bounded push of one settled order: the newest `settledKeep` are kept. */
+  private mark(orderId: string, as: SettledAs, at: Date): Record<string, unknown> {
+    return { $each: [{ order_id: orderId, as, at }], $slice: -this.settledKeep };
+  }
+
+  /** Remembers an order as settled on a document that holds nothing for it (once). */
+  private async remember(_id: string, orderId: string, as: SettledAs, at: Date): Promise<void> {
+    await this.coll.updateOne({ _id, 'settled.order_id': { $ne: orderId } }, { $push: { settled: this.mark(orderId, as, at) } } as UpdateFilter<StockDoc>);
   }
 
   /** Adds received units (creates the document on first restock). */
@@ -153,16 +186,16 @@ export class StockRepository {
   }
 
   findMany(productIds: readonly string[], zone: string): Promise<StockDoc[]> {
-    return this.coll.find({ _id: { $in: productIds.map((p) => stockKey(p, zone)) } }, primary).toArray();
+    return this.coll.find({ _id: { $in: productIds.map((p) => stockKey(p, zone)) } }, { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0 } }).toArray();
   }
 
   forProduct(productId: string): Promise<StockDoc[]> {
-    return this.coll.find({ product_id: productId.toLowerCase() }, { ...primary, projection: { _outbox: 0, _ledger: 0 } }).toArray();
+    return this.coll.find({ product_id: productId.toLowerCase() }, { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0 } }).toArray();
   }
 
   lowStock(zone: string, threshold: number, limit: number): Promise<StockDoc[]> {
     return this.coll
-      .find({ zone, available: { $lte: threshold } }, { projection: { _outbox: 0, _ledger: 0, reservations: 0 } })
+      .find({ zone, available: { $lte: threshold } }, { projection: { _outbox: 0, _ledger: 0, reservations: 0, settled: 0 } })
       .sort({ available: 1, _id: 1 })
       .limit(limit)
       .toArray();
@@ -181,13 +214,13 @@ export class StockRepository {
     now: Date,
     inc: { $inc: Record<string, number> },
     ledger: LedgerEntry[],
-    hold?: Record<string, unknown>,
+    push?: Record<string, unknown>,
     levelChanged = true,
   ): UpdateFilter<StockDoc> {
     return {
       ...inc,
       $set: { updated_at: now, ...(levelChanged ? { level_dirty: true } : {}) },
-      $push: { _ledger: { $each: ledger }, ...(hold ?? {}) },
+      $push: { _ledger: { $each: ledger }, ...(push ?? {}) },
     } as UpdateFilter<StockDoc>;
   }
 

@@ -8,12 +8,29 @@ export interface Hold {
   readonly expires_at: Date;
 }
 
+/** How an order's line on this document was settled: sold, or given back. */
+export type SettledAs = 'committed' | 'released' | 'expired';
+
+/**
+ * The memory of an order whose line on this document is settled. While it is kept, no hold can be
+ * taken for that order here again (the hold update is guarded by it), so a stale processor, a
+ * redelivered command or a resumed copy can never hold — and so never sell — the line twice.
+ * Bounded per document (the newest `settledKeep` are kept, see StockRepository).
+ */
+export interface Settled {
+  readonly order_id: string;
+  readonly as: SettledAs;
+  readonly at: Date;
+}
+
 /** One document per (product, zone). */
 export interface StockDoc extends StockCounters, WithOutbox {
   readonly _id: string;
   readonly product_id: string;
   readonly zone: string;
   readonly reservations: Hold[];
+  /** Orders settled on this document, oldest first, bounded (absent on documents older than the field). */
+  readonly settled?: Settled[];
   /** Incremented by every change; carried by StockLevelChanged so read models drop stale levels. */
   readonly version: number;
   /** Set by every change of `available`; the level notifier publishes one coalesced StockLevelChanged. */
@@ -30,6 +47,9 @@ export const heldQty = (doc: Pick<StockDoc, 'reservations'>): number => doc.rese
 
 export const holdOf = (doc: Pick<StockDoc, 'reservations'>, orderId: string): Hold | undefined =>
   doc.reservations.find((h) => h.order_id === orderId);
+
+export const settledOf = (doc: Pick<StockDoc, 'settled'>, orderId: string): SettledAs | undefined =>
+  doc.settled?.find((m) => m.order_id === orderId)?.as;
 
 /** Public view of a stock document. */
 export interface StockLevel {

@@ -99,7 +99,7 @@ describe('sweeper', () => {
   });
 
   it('keeps the ledger invariant through all of it, with entries still pending or already flushed', async () => {
-    const svc = new LedgerService(db, ledger);
+    const svc = new LedgerService(db, ledger, reservations);
     expect(await svc.check({})).toMatchObject({ ok: true, failures: [] });
     await ledger.flushOnce();
     await ledger.flushOnce();

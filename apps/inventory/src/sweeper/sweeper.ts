@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
+import { assertUnreachable } from '@mw/platform';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { ReservationsService } from '../reservations/reservations.service';
-import { isClosedWithoutSale, undoKindOf } from '../reservations/reservation';
+import { ownerOfHold, undoKindOf } from '../reservations/reservation';
 import { StockRepository } from '../stock/stock.repository';
 
 export interface SweepReport {
@@ -18,8 +19,10 @@ export interface SweepReport {
  *  2. orders whose pending work (undo/commit) a crash left unfinished → finished;
  *  3. orders stuck in `reserving` (their processor died) → resumed;
  *  4. holds past their expiry on stock documents: first pass looks up each hold's order and skips
- *     those still live, second pass returns holds of closed or unknown orders and completes holds of
- *     committed ones.
+ *     those still live, second pass returns holds of closed or unknown orders and completes a hold
+ *     as a sale only while the order's commit is still being applied (`ownerOfHold`: `selling`); a
+ *     hold of a sold order whose sale is applied is stray (taken again by a stale processor) and
+ *     goes back — it is never sold a second time.
  * Every step is idempotent and conditional, so several instances may sweep at once and a crash at
  * any point is repaired by the next sweep.
  */
@@ -63,10 +66,23 @@ export class Sweeper {
       for (const hold of holds) {
         const order = orders.get(hold.order_id);
         const line = { product_id: doc.product_id, qty: hold.qty };
-        if (order?.status === 'committed') {
-          if (await this.stock.commitHold(doc.zone, line, hold.order_id)) returned++;
-        } else if (!order || isClosedWithoutSale(order.status)) {
-          if (await this.stock.releaseHold(doc.zone, line, hold.order_id, order ? undoKindOf(order.status) : 'release')) returned++;
+        const owner = ownerOfHold(order);
+        switch (owner) {
+          case 'live':
+            break;
+          case 'selling':
+            if (await this.stock.commitHold(doc.zone, line, hold.order_id)) returned++;
+            break;
+          case 'stray':
+          case 'closed':
+          case 'unknown':
+            if (await this.stock.releaseHold(doc.zone, line, hold.order_id, order ? undoKindOf(order.status) : 'release', owner === 'stray' ? 'committed' : undefined)) {
+              returned++;
+              if (owner === 'stray') this.logger.warn({ order_id: hold.order_id, product_id: doc.product_id, zone: doc.zone }, 'stray hold of a sold order returned');
+            }
+            break;
+          default:
+            assertUnreachable(owner);
         }
       }
     }
