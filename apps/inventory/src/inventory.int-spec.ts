@@ -1,5 +1,7 @@
 import { Kafka } from 'kafkajs';
 import { collectFrom, header, waitFor } from '@mw/testing';
+import { StockRepository } from './stock/stock.repository';
+import { StockDoc } from './stock/stock';
 import { InventoryHarness, oid } from './test/harness';
 
 /** The service end to end: HTTP API and the command protocol through real Kafka and MongoDB. */
@@ -69,12 +71,41 @@ describe('inventory service', () => {
 
   describe('commands', () => {
     it('reserves all lines or none, undoing the lines already held on a short line', async () => {
+      // Both lines pass the pre-check; the later line (by product id) is taken by a stock-take after
+      // the first line is held and before its own hold: the held line must go back.
+      const [first, later] = [oid(0xd1, 4), oid(0xd1, 5)];
+      await h.http('POST', `/stock/${first}/MSK/restock`, { qty: 10, reason: 'delivery' });
+      await h.http('POST', `/stock/${later}/MSK/restock`, { qty: 5, reason: 'delivery' });
       const order = oid(0xe1, 1);
-      await h.send([{ type: 'ReserveStock', payload: { order_id: order, zone: 'MSK', lines: [{ product_id: p1, qty: 4 }, { product_id: p2, qty: 5 }], hold_seconds: 600 } }]);
-      const rejected = await answer(order, 'StockRejected');
-      expect(rejected.payload).toMatchObject({ code: 'INVENTORY.INSUFFICIENT_STOCK', shortages: [{ product_id: p2, requested: 5, available: 3 }] });
-      const levels = await h.http('GET', `/stock/${p1}`);
-      expect((levels.body as unknown as { available: number }[])[0]?.available).toBe(10);
+      const stock = h.apps[0]!.get(StockRepository);
+      const hold = stock.hold.bind(stock);
+      let whenLaterLineHeld: StockDoc | null = null;
+      stock.hold = async (zone, line, orderId, expiresAt) => {
+        if (orderId === order && line.product_id === later) {
+          whenLaterLineHeld = await h.db.collection<StockDoc>('stock').findOne({ _id: `${first}:MSK` });
+          expect((await h.http('PUT', `/stock/${later}/MSK`, { available: 3, reason: 'stock-take: 2 damaged' })).status).toBe(200);
+        }
+        return hold(zone, line, orderId, expiresAt);
+      };
+      try {
+        await h.send([{ type: 'ReserveStock', payload: { order_id: order, zone: 'MSK', lines: [{ product_id: later, qty: 5 }, { product_id: first, qty: 4 }], hold_seconds: 600 } }]);
+        const rejected = await answer(order, 'StockRejected');
+        expect(rejected.payload).toMatchObject({ code: 'INVENTORY.INSUFFICIENT_STOCK', shortages: [{ product_id: later, requested: 5, available: 3 }] });
+      } finally {
+        stock.hold = hold;
+      }
+      // Held before the short line …
+      expect(whenLaterLineHeld).toMatchObject({ available: 6, reserved: 4, reservations: [expect.objectContaining({ order_id: order, qty: 4 })] });
+      // … and given back after it.
+      await waitFor(async () => {
+        const doc = await h.db.collection<StockDoc>('stock').findOne({ _id: `${first}:MSK` });
+        return doc?.available === 10 && doc.reserved === 0 && doc.reservations.length === 0;
+      }, 30_000, 'the held line given back');
+      await waitFor(async () => (await h.db.collection('ledger').countDocuments({ order_id: order })) === 2, 30_000, 'ledger flushed');
+      const moves = await h.db.collection<{ kind: string; product_id: string; qty: number }>('ledger').find({ order_id: order }).sort({ at: 1 }).toArray();
+      expect(moves.map((m) => [m.kind, m.product_id, m.qty])).toEqual([['reserve', first, 4], ['release', first, 4]]);
+      expect(((await h.http('GET', `/stock/${later}`)).body as unknown as { reserved: number }[])[0]?.reserved).toBe(0);
+      expect((await h.http('GET', `/ledger/check?product_id=${first}`)).body).toMatchObject({ ok: true });
     });
 
     it('reserves, ignores a duplicate, commits once, and answers a second commit with nothing new', async () => {
