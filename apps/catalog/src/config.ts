@@ -23,6 +23,10 @@ export const catalogConfigSchema = baseConfigSchema.extend({
   CATALOG_LISTING_BUCKETS: env.int(8, 1, 64),
   /** The API relays its outbox to Kafka (one relay holds the lease at a time). */
   CATALOG_OUTBOX_RELAY: env.bool(true),
+  /** A category mover holds the tree's move slot this long without renewing it; then the sweep resumes its move. */
+  CATALOG_MOVE_LEASE_MS: env.int(15_000, 500, 600_000),
+  /** How often the API looks for category moves interrupted by a crash. */
+  CATALOG_MOVE_SWEEP_MS: env.int(5_000, 100, 600_000),
   /** Projector process (its own consumer group, port for /health and /metrics). */
   PROJECTOR_HTTP_PORT: env.port(3011),
   PROJECTOR_GROUP_ID: z.string().min(1).default('catalog-projector'),

@@ -7,6 +7,7 @@ import { CatalogErrors } from '../shared/errors';
 import { CATEGORIES, CategoryDoc, LIVE } from '../shared/catalog-db';
 import { AncestorRef, Category } from './category';
 import { toAncestorDocs, toCategory } from './category.mapper';
+import { MoveJournal } from './category-moves.repository';
 
 export interface NewCategory {
   readonly id: string;
@@ -20,9 +21,12 @@ export interface NewCategory {
 @Injectable()
 export class CategoriesRepository {
   private readonly coll: Collection<CategoryDoc>;
+  /** The move journal lives beside the tree it guards. */
+  readonly moves: MoveJournal;
 
   constructor(@Inject(MONGO_DB) db: Db) {
     this.coll = db.collection<CategoryDoc>(CATEGORIES);
+    this.moves = new MoveJournal(db);
   }
 
   async insert(c: NewCategory, events: readonly OutgoingMessage[], now: Date): Promise<void> {
@@ -91,21 +95,25 @@ export class CategoriesRepository {
     return res.modifiedCount;
   }
 
-  /** A descendant's rebuilt ancestry after a move, with its CategoryMoved event. */
+  /**
+   * A descendant's rebuilt ancestry after a move, with its CategoryMoved event; only if it is
+   * still at the version the new ancestry was computed from (false: re-read and recompute).
+   */
   async setAncestors(
     c: Category,
     ancestors: readonly AncestorRef[],
     events: readonly OutgoingMessage[],
     now: Date,
-  ): Promise<void> {
-    await this.coll.updateOne(
-      { _id: new ObjectId(c.id) },
+  ): Promise<boolean> {
+    const res = await this.coll.updateOne(
+      { _id: new ObjectId(c.id), version: c.version, ...LIVE },
       {
         $set: { ancestors: toAncestorDocs(ancestors), updated_at: now },
         $inc: { version: 1 },
         ...outboxPush(events, now),
       },
     );
+    return res.modifiedCount === 1;
   }
 
   /** Tombstone with the CategoryDeleted event; the slug is freed for reuse. */

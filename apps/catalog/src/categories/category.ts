@@ -109,3 +109,52 @@ export function buildTree(categories: readonly Category[]): CategoryTreeNode[] {
   sort(roots);
   return roots;
 }
+
+/** Same ancestry: the same categories in the same order, with the same slugs and names. */
+export function sameAncestors(a: readonly AncestorRef[], b: readonly AncestorRef[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.id === b[i]?.id && x.slug === b[i]?.slug && x.name === b[i]?.name);
+}
+
+/**
+ * The ancestor ids of `id` found by walking up the parent links (root first), or 'cycle' when
+ * the walk comes back to a category it passed, or 'broken' when a parent is missing. The stored
+ * `ancestors` of every category must equal this walk (the tree invariant a move must keep).
+ */
+export function walkUp(
+  byId: ReadonlyMap<string, Pick<Category, 'id' | 'parent_id'>>,
+  id: string,
+): string[] | 'cycle' | 'broken' {
+  const path: string[] = [];
+  const seen = new Set([id]);
+  let parent = byId.get(id)?.parent_id ?? null;
+  while (parent !== null) {
+    if (seen.has(parent)) return 'cycle';
+    seen.add(parent);
+    const p = byId.get(parent);
+    if (!p) return 'broken';
+    path.unshift(parent);
+    parent = p.parent_id;
+  }
+  return path;
+}
+
+/** Categories whose stored ancestry disagrees with their parent chain (empty: the tree is consistent). */
+export function treeInconsistencies(categories: readonly Category[]): { id: string; problem: string }[] {
+  const byId = new Map(categories.map((c) => [c.id, c]));
+  const out: { id: string; problem: string }[] = [];
+  for (const c of categories) {
+    const walk = walkUp(byId, c.id);
+    if (walk === 'cycle' || walk === 'broken') out.push({ id: c.id, problem: walk });
+    else if (walk.join('/') !== c.ancestors.map((a) => a.id).join('/'))
+      out.push({ id: c.id, problem: `ancestors ${c.ancestors.map((a) => a.id).join('/')} ≠ parents ${walk.join('/')}` });
+  }
+  return out;
+}
+
+/** Attempts for a version-guarded change that keeps losing to concurrent writers before a 409. */
+export const MAX_CONFLICT_ATTEMPTS = 5;
+
+/** Backoff before the next attempt to take the move slot: 50, 100, 200, 400 ms (+ jitter). */
+export function moveBackoffMs(attempt: number, jitter = Math.random()): number {
+  return Math.round(Math.min(800, 50 * 2 ** attempt) * (0.75 + jitter / 2));
+}

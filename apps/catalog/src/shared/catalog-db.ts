@@ -1,6 +1,7 @@
 import { Db, Document, IndexDescription, MongoServerError, ObjectId } from 'mongodb';
 import type { Logger } from 'pino';
 import { OutboxRelay, WithOutbox } from '@mw/messaging';
+import { CATEGORY_MOVES, moveIndexes } from '../categories/category-moves.repository';
 
 export const CATEGORIES = 'categories';
 export const PRODUCTS = 'products';
@@ -129,6 +130,7 @@ export async function ensureCatalogSchema(db: Db, logger?: Logger): Promise<void
   await db.collection(CATEGORIES).createIndexes(categoryIndexes);
   await db.collection(PRODUCTS).createIndexes(productIndexes);
   await OutboxRelay.ensureIndexes(db, OUTBOX_COLLECTIONS);
+  await db.collection(CATEGORY_MOVES).createIndexes(moveIndexes);
 }
 
 async function ensureCollection(db: Db, name: string, validator: Document, logger?: Logger): Promise<void> {

@@ -18,6 +18,16 @@ export const CatalogErrors = {
       'CATALOG.MOVE_INTO_OWN_SUBTREE',
       `category "${slug}" cannot be moved under itself or one of its descendants`,
     ),
+  moveInProgress: (slug: string) =>
+    AppError.conflict(
+      'CATALOG.MOVE_IN_PROGRESS',
+      `category "${slug}" was not moved: another category move is in progress; retry later`,
+    ),
+  concurrentModification: (what: string) =>
+    AppError.conflict(
+      'CATALOG.CONCURRENT_MODIFICATION',
+      `${what} kept changing concurrently; retry later`,
+    ),
   categoryNotEmpty: (slug: string, why: string) =>
     AppError.conflict('CATALOG.CATEGORY_NOT_EMPTY', `category "${slug}" is not empty: ${why}`),
   treeTooDeep: (depth: number) =>
