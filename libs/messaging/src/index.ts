@@ -9,3 +9,6 @@ export * from './messaging.module';
 export * from './outbox/outbox.module';
 export * from './topics/topic-definitions';
 export * from './topics/topic-admin';
+export * from './publisher/transactional-sender';
+export * from './outbox/outbox-batch';
+export * from './outbox/outbox-lease';

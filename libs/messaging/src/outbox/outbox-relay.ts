@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Collection, Db, Document, MongoServerError } from 'mongodb';
+import { Collection, Db, Document } from 'mongodb';
 import type { Logger } from 'pino';
-import { Gauge, Registry } from 'prom-client';
-import { OutgoingMessage, TopicName } from '@mw/contracts';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { KafkaPublisher } from '../publisher/publisher';
-import { OUTBOX_FIELD, OutboxEntry } from './outbox';
+import type { TransactionalSender } from '../publisher/transactional-sender';
+import { maxEnvelopeBytes, RECORD_OVERHEAD_BYTES } from '../topics/topic-definitions';
+import { OUTBOX_FIELD, OutboxEntry, ParkedMark } from './outbox';
+import { ParkDecision, planBatch, PlannedDoc } from './outbox-batch';
+import { acquireLease, LEASES_COLLECTION, releaseLease } from './outbox-lease';
 
 export interface OutboxRelayOptions {
   readonly db: Db;
@@ -16,7 +19,11 @@ export interface OutboxRelayOptions {
   readonly name: string;
   readonly pollIntervalMs?: number;
   readonly batchSize?: number;
+  /** Bytes of records per pass (default: what one record batch of a partition may hold). */
+  readonly maxBatchBytes?: number;
   readonly leaseMs?: number;
+  /** Broker-side bound of an open transaction of a paused relay (default 30 s). */
+  readonly transactionTimeoutMs?: number;
   readonly registry?: Registry;
 }
 
@@ -25,29 +32,58 @@ interface DocWithOutbox extends Document {
   [OUTBOX_FIELD]: OutboxEntry[];
 }
 
+/** Broker answers that no retry can change: the entry is parked, the others keep flowing. */
+const DETERMINISTIC = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED', 'CORRUPT_MESSAGE', 'INVALID_REQUIRED_ACKS']);
+
+/** Protocol error types anywhere in a kafkajs error's cause chain. */
+export function kafkaErrorTypes(e: unknown): string[] {
+  const types: string[] = [];
+  for (let cur = e as { type?: unknown; cause?: unknown; originalError?: unknown } | undefined, n = 0; cur && n < 8; n++) {
+    if (typeof cur.type === 'string') types.push(cur.type);
+    cur = (cur.cause ?? cur.originalError) as typeof cur;
+  }
+  return types;
+}
+const isDeterministic = (e: unknown): boolean => kafkaErrorTypes(e).some((t) => DETERMINISTIC.has(t));
+
 /**
  * Publishes outbox entries and then removes them from their document. A crash between the
  * publish and the removal republishes the entries (at-least-once; consumers are idempotent);
  * a crash before the publish loses nothing because the entries are still in the document.
+ *
+ * Fencing (ADR 0005): the lease (server time) elects one relay per (database, name); each owner
+ * publishes through a Kafka transactional producer whose id is derived from the lease, registered
+ * *before* it reads what to publish. A relay paused anywhere — before its send, or with records
+ * sent but not committed — is fenced by the next owner's registration: its open transaction is
+ * aborted (read_committed consumers never see it) and its later sends and commits are refused,
+ * so it cannot publish an entry after a newer one for the same key.
  */
 export class OutboxRelay {
   private readonly owner = randomUUID();
+  private readonly sender: TransactionalSender;
+  private senderEpoch: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
   private readonly pending: Gauge | undefined;
+  private readonly parkedGauge: Gauge | undefined;
+  private readonly parkedTotal: Counter | undefined;
+  private readonly knownTopics = new Set<string>();
 
   constructor(private readonly opts: OutboxRelayOptions) {
-    this.pending = opts.registry
-      ? new Gauge({ name: 'outbox_pending_documents', help: 'Documents with unpublished outbox entries (last poll)', registers: [opts.registry] })
-      : undefined;
+    this.sender = opts.publisher.transactional(`outbox-relay.${opts.db.databaseName}.${opts.name}`, { transactionTimeoutMs: opts.transactionTimeoutMs });
+    const registers = opts.registry ? [opts.registry] : undefined;
+    this.pending = registers && new Gauge({ name: 'outbox_pending_documents', help: 'Documents with unpublished outbox entries (last poll)', registers });
+    this.parkedGauge = registers && new Gauge({ name: 'outbox_parked_documents', help: 'Documents whose outbox waits behind a parked entry (ADR 0005)', registers });
+    this.parkedTotal = registers && new Counter({ name: 'outbox_parked_entries_total', help: 'Outbox entries parked because the broker can never accept them', labelNames: ['code'], registers });
   }
 
   static async ensureIndexes(db: Db, collections: readonly string[]): Promise<void> {
     for (const name of collections) {
       await db.collection(name).createIndex({ [`${OUTBOX_FIELD}.created_at`]: 1 }, { name: 'outbox_pending' });
+      await db.collection(name).createIndex({ [`${OUTBOX_FIELD}.parked.at`]: 1 }, { name: 'outbox_parked', sparse: true });
     }
-    await db.collection('outbox_leases').createIndex({ expires_at: 1 }, { name: 'lease_expiry' });
+    await db.collection(LEASES_COLLECTION).createIndex({ expires_at: 1 }, { name: 'lease_expiry' });
   }
 
   start(): void {
@@ -65,69 +101,154 @@ export class OutboxRelay {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    await this.opts.db.collection<{ _id: string; owner: string }>('outbox_leases').deleteOne({ _id: this.opts.name, owner: this.owner }).catch(() => undefined);
+    await this.sender.close();
+    await releaseLease(this.opts.db, this.opts.name, this.owner).catch(() => undefined);
   }
 
   /** One pass over every collection; returns how many entries it published. */
   async drainOnce(): Promise<number> {
-    if (!(await this.acquireLease())) return 0;
+    if (!(await this.holdLease())) return 0;
     let published = 0;
     let pendingDocs = 0;
+    let parkedDocs = 0;
     for (const name of this.opts.collections) {
+      if (!(await this.holdLease())) break; // renewed per collection; a pass may outlast one lease period
       const coll = this.opts.db.collection<DocWithOutbox>(name);
       const docs = await coll
         // No sort: a sort on the multikey field makes mongod scan every key of the index
         // ([MinKey, MaxKey]) and examine every document; the range scan alone already returns
         // documents in the order of their oldest pending entry.
         // Majority-committed entries only: an entry an election could still roll back is never published.
-        .find({ [`${OUTBOX_FIELD}.created_at`]: { $lte: new Date() } }, { projection: { [OUTBOX_FIELD]: 1 }, readConcern: { level: 'majority' } })
+        // A document with a parked entry waits (its later entries stay behind it).
+        .find(
+          { [`${OUTBOX_FIELD}.created_at`]: { $lte: new Date() }, [`${OUTBOX_FIELD}.parked`]: { $exists: false } },
+          { projection: { [OUTBOX_FIELD]: 1 }, readConcern: { level: 'majority' } },
+        )
         .limit(this.opts.batchSize ?? 200)
         .toArray();
       pendingDocs += docs.length;
       published += await this.publishDocs(coll, docs);
+      if (this.parkedGauge) parkedDocs += await coll.countDocuments({ [`${OUTBOX_FIELD}.parked.at`]: { $exists: true } });
     }
     this.pending?.set(pendingDocs);
+    this.parkedGauge?.set(parkedDocs);
     return published;
   }
 
+  /** Takes or renews the lease; a new term registers a new transactional producer before anything is read. */
+  private async holdLease(): Promise<boolean> {
+    const lease = await acquireLease(this.opts.db, this.opts.name, this.owner, this.opts.leaseMs ?? 10_000);
+    if (!lease.owned) {
+      if (this.sender.ready) await this.sender.close();
+      this.senderEpoch = undefined;
+      return false;
+    }
+    if (!this.sender.ready || this.senderEpoch !== lease.epoch) {
+      await this.sender.init();
+      this.senderEpoch = lease.epoch;
+    }
+    return true;
+  }
+
   /**
-   * Publishes the entries of a batch of documents in one produce request (each document's entries
-   * in order, so per-aggregate order holds), then removes exactly those entries in one bulk write.
+   * Publishes a batch of documents in one transaction (each document's entries in order, so
+   * per-aggregate order holds), then removes exactly those entries. An entry the broker can never
+   * accept is parked; when the broker refuses the batch for such a reason, documents are retried
+   * one by one, and entry by entry, to find it. Anything else (broker down, fenced) fails the pass.
    */
   private async publishDocs(coll: Collection<DocWithOutbox>, docs: readonly DocWithOutbox[]): Promise<number> {
-    const withEntries = docs.filter((d) => (d[OUTBOX_FIELD] ?? []).length > 0);
+    const withEntries = docs.filter((d) => (d[OUTBOX_FIELD] ?? []).length > 0).map((d) => ({ _id: d._id, entries: d[OUTBOX_FIELD] }));
     if (withEntries.length === 0) return 0;
-    // Entries were validated by createMessage when they were written.
-    const messages = withEntries.flatMap((d) =>
-      d[OUTBOX_FIELD].map((e) => ({ topic: e.topic as TopicName, key: e.key, envelope: JSON.parse(e.envelope) as unknown }) as OutgoingMessage),
-    );
-    await this.opts.publisher.publishAll(messages);
+    const topics = [...new Set(withEntries.flatMap((d) => d.entries.map((e) => e.topic)))];
+    const unknown = topics.filter((t) => !this.knownTopics.has(t));
+    const missing = new Set(unknown.length > 0 ? await this.sender.missingTopics(unknown) : []);
+    for (const t of unknown) if (!missing.has(t)) this.knownTopics.add(t);
+    const plan = planBatch(withEntries, {
+      maxBatchBytes: this.opts.maxBatchBytes ?? maxEnvelopeBytes,
+      maxRecordBytes: maxEnvelopeBytes + RECORD_OVERHEAD_BYTES,
+      missingTopics: missing,
+    });
+    await this.park(coll, plan.park);
+    try {
+      return await this.sendAndRemove(coll, plan.send);
+    } catch (e) {
+      this.forgetTopicsIfUnknown(e);
+      if (!isDeterministic(e) || plan.send.length === 0) throw e;
+    }
+    let published = 0;
+    for (const doc of plan.send) published += await this.publishIsolated(coll, doc);
+    return published;
+  }
+
+  /** One document after its batch was refused: all its entries, or entry by entry up to the one refused. */
+  private async publishIsolated(coll: Collection<DocWithOutbox>, doc: PlannedDoc): Promise<number> {
+    await this.ensureSender();
+    try {
+      return await this.sendAndRemove(coll, [doc]);
+    } catch (e) {
+      if (!isDeterministic(e)) throw e;
+    }
+    let published = 0;
+    for (let i = 0; i < doc.entries.length; i++) {
+      const one: PlannedDoc = { _id: doc._id, entries: [doc.entries[i]!], records: [doc.records[i]!], bytes: 0 };
+      await this.ensureSender();
+      try {
+        published += await this.sendAndRemove(coll, [one]);
+      } catch (e) {
+        if (!isDeterministic(e)) throw e;
+        await this.park(coll, [{ _id: doc._id, entry: doc.entries[i]!, code: 'MESSAGING.PUBLISH_REJECTED', reason: `${kafkaErrorTypes(e)[0] ?? 'rejected'}: ${(e as Error).message}` }]);
+        break; // the later entries of this document wait behind the parked one
+      }
+    }
+    return published;
+  }
+
+  /** The sender drops its producer after a failed transaction; a new one is registered only while the lease is ours. */
+  private async ensureSender(): Promise<void> {
+    if (this.sender.ready) return;
+    if (!(await this.holdLease())) throw new Error(`outbox relay ${this.opts.name} lost its lease`);
+    if (!this.sender.ready) await this.sender.init();
+  }
+
+  private async sendAndRemove(coll: Collection<DocWithOutbox>, docs: readonly PlannedDoc[]): Promise<number> {
+    if (docs.length === 0) return 0;
+    await this.sender.send(docs.flatMap((d) => d.records));
+    // Committed: these entries are published whoever owns the lease now, so removing them is right.
     await coll.bulkWrite(
-      withEntries.map((d) => ({
+      docs.map((d) => ({
         updateOne: {
           filter: { _id: d._id } as Document,
-          update: { $pull: { [OUTBOX_FIELD]: { id: { $in: d[OUTBOX_FIELD].map((e) => e.id) } } } } as Document,
+          update: { $pull: { [OUTBOX_FIELD]: { id: { $in: d.entries.map((e) => e.id) } } } } as Document,
         },
       })),
       { ordered: false },
     );
-    return messages.length;
+    return docs.reduce((n, d) => n + d.entries.length, 0);
   }
 
-  private async acquireLease(): Promise<boolean> {
-    const leases = this.opts.db.collection<{ _id: string; owner: string; expires_at: Date }>('outbox_leases');
-    const now = new Date();
-    try {
-      const res = await leases.findOneAndUpdate(
-        { _id: this.opts.name, $or: [{ owner: this.owner }, { expires_at: { $lt: now } }] },
-        { $set: { owner: this.owner, expires_at: new Date(now.getTime() + (this.opts.leaseMs ?? 10_000)) } },
-        { upsert: true, returnDocument: 'after' },
+  private async park(coll: Collection<DocWithOutbox>, decisions: readonly ParkDecision[]): Promise<void> {
+    if (decisions.length === 0) return;
+    const at = new Date();
+    await coll.bulkWrite(
+      decisions.map((p) => ({
+        updateOne: {
+          filter: { _id: p._id, [`${OUTBOX_FIELD}.id`]: p.entry.id } as Document,
+          update: { $set: { [`${OUTBOX_FIELD}.$.parked`]: { code: p.code, reason: p.reason, at } satisfies ParkedMark } } as Document,
+        },
+      })),
+      { ordered: false },
+    );
+    for (const p of decisions) {
+      this.parkedTotal?.inc({ code: p.code });
+      this.opts.logger.error(
+        { relay: this.opts.name, collection: coll.collectionName, doc_id: String(p._id), entry_id: p.entry.id, topic: p.entry.topic, code: p.code, reason: p.reason },
+        'outbox entry parked: the broker can never accept it; this document waits, the others keep publishing (requeue with npm run outbox:parked)',
       );
-      return res?.owner === this.owner;
-    } catch (e) {
-      if (e instanceof MongoServerError && e.code === 11000) return false; // another relay holds a live lease
-      throw e;
     }
+  }
+
+  private forgetTopicsIfUnknown(e: unknown): void {
+    if (kafkaErrorTypes(e).includes('UNKNOWN_TOPIC_OR_PARTITION')) this.knownTopics.clear();
   }
 
   private schedule(delay: number): void {
@@ -144,7 +265,7 @@ export class OutboxRelay {
       if (n > 0) next = 0; // more may be waiting
     } catch (e) {
       next = 1000;
-      this.opts.logger.warn({ err: (e as Error).message, relay: this.opts.name }, 'outbox relay pass failed; will retry');
+      this.opts.logger.warn({ err: (e as Error).message, kafka_errors: kafkaErrorTypes(e), relay: this.opts.name }, 'outbox relay pass failed; will retry');
     }
     if (!this.stopped) this.schedule(next);
   }

@@ -1,7 +1,17 @@
 import { OutgoingMessage } from '@mw/contracts';
+import { AppError } from '@mw/platform';
+import { maxEnvelopeBytes } from '../topics/topic-definitions';
 
 /** Field holding pending outgoing messages inside an aggregate document. */
 export const OUTBOX_FIELD = '_outbox' as const;
+
+/** Why the relay set an entry aside instead of publishing it (ADR 0005). */
+export interface ParkedMark {
+  readonly code: ParkCode;
+  readonly reason: string;
+  readonly at: Date;
+}
+export type ParkCode = 'MESSAGING.MESSAGE_TOO_LARGE' | 'MESSAGING.TOPIC_NOT_FOUND' | 'MESSAGING.INVALID_OUTBOX_ENTRY' | 'MESSAGING.PUBLISH_REJECTED';
 
 export interface OutboxEntry {
   readonly id: string;
@@ -10,10 +20,31 @@ export interface OutboxEntry {
   /** The envelope JSON exactly as it will be published. */
   readonly envelope: string;
   readonly created_at: Date;
+  /**
+   * Set by the relay when the broker can never accept the entry. The document's entries (this one
+   * and every later one) then wait until an operator requeues or drops it; others keep flowing.
+   */
+  readonly parked?: ParkedMark;
 }
 
+/**
+ * Builds the entries; an envelope larger than any topic accepts (max.message.bytes minus room for
+ * key and headers) is refused here, where the caller can still answer, instead of stalling the
+ * relay later.
+ */
 export function toOutboxEntries(messages: readonly OutgoingMessage[], now = new Date()): OutboxEntry[] {
-  return messages.map((m) => ({ id: m.envelope.id, topic: m.topic, key: m.key, envelope: JSON.stringify(m.envelope), created_at: now }));
+  return messages.map((m) => {
+    const envelope = JSON.stringify(m.envelope);
+    const bytes = Buffer.byteLength(envelope);
+    if (bytes > maxEnvelopeBytes) {
+      throw new AppError(
+        'MESSAGING.MESSAGE_TOO_LARGE',
+        'too_large',
+        `${m.envelope.type} ${m.envelope.id} for ${m.topic} is ${bytes} bytes; a message may take at most ${maxEnvelopeBytes}`,
+      );
+    }
+    return { id: m.envelope.id, topic: m.topic, key: m.key, envelope, created_at: now };
+  });
 }
 
 /**

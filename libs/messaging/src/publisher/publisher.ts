@@ -1,5 +1,6 @@
 import { CompressionTypes, IHeaders, Kafka, Partitioners, Producer } from 'kafkajs';
 import { OutgoingMessage, TopicName } from '@mw/contracts';
+import { KafkaTransactionalSender, TransactionalSender, TransactionalSenderOptions } from './transactional-sender';
 
 /** Kafka headers carried on every message, so tools can route without parsing the value. */
 export function envelopeHeaders(msg: OutgoingMessage): IHeaders {
@@ -21,7 +22,7 @@ export class KafkaPublisher {
   private readonly producer: Producer;
   private connected: Promise<void> | undefined;
 
-  constructor(kafka: Kafka) {
+  constructor(private readonly kafka: Kafka) {
     this.producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
@@ -54,6 +55,14 @@ export class KafkaPublisher {
         messages: msgs.map((m) => ({ key: m.key, value: JSON.stringify(m.envelope), headers: envelopeHeaders(m) })),
       })),
     });
+  }
+
+  /**
+   * A producer of its own with a transactional id: what it sends becomes visible only when its
+   * transaction commits, and a newer producer with the same id fences it (outbox relay, ADR 0005).
+   */
+  transactional(transactionalId: string, opts: TransactionalSenderOptions = {}): TransactionalSender {
+    return new KafkaTransactionalSender(this.kafka, transactionalId, opts);
   }
 
   /** Raw send (dead-letter and redrive keep the original bytes and headers). */
