@@ -114,7 +114,7 @@ describe('a unit is sold once', () => {
   });
 
   it('a redelivered ReserveStock (rebalance) racing a paused first delivery cannot re-take a hold after the commit', async () => {
-    const [p1, p2] = [oid(0x51, 2), oid(0x51, 3)];
+    const [p1, p2] = [oid(0x51, 2), oid(0x51, 3)] as const;
     const order = oid(0x52, 2);
     await stock.restock(p1, 'MSK', 5, 'delivery');
     await stock.restock(p2, 'MSK', 5, 'delivery');
@@ -145,7 +145,7 @@ describe('a unit is sold once', () => {
     const short = oid(0x51, 9);
     await stock.restock(p, 'MSK', 20, 'delivery');
     await stock.restock(short, 'MSK', 1, 'delivery');
-    const [sold, released, expired, rejected] = [1, 2, 3, 4].map((i) => oid(0x53, i));
+    const [sold, released, expired, rejected] = [oid(0x53, 1), oid(0x53, 2), oid(0x53, 3), oid(0x53, 4)];
     await reservedAndCommitted(sold, [{ product_id: p, qty: 1 }]);
     await service.reserve({ order_id: released, zone: 'MSK', lines: [{ product_id: p, qty: 1 }], hold_seconds: 600 });
     await service.release(released);
