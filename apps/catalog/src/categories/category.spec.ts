@@ -3,10 +3,14 @@ import {
   buildTree,
   Category,
   checkMove,
+  moveBackoffMs,
   productAncestry,
   rebaseAncestors,
   refOf,
+  sameAncestors,
   subtreeHeight,
+  treeInconsistencies,
+  walkUp,
 } from './category';
 
 const cat = (id: string, name: string, parent: Category | null): Category => ({
@@ -69,5 +73,34 @@ describe('category tree rules', () => {
     expect(tree).toHaveLength(1);
     expect(tree[0]!.children.map((c) => c.name)).toEqual(['Laptops', 'Phones']);
     expect(tree[0]!.children[1]!.children[0]!.children[0]).toEqual({ ...refOf(android), children: [] });
+  });
+
+  describe('the tree invariant a move keeps', () => {
+    it('walks up the parents, root first; a cycle or a missing parent is reported', () => {
+      const byId = new Map([electronics, phones, smartphones, android].map((c) => [c.id, c]));
+      expect(walkUp(byId, 'a')).toEqual(['e', 'p', 's']);
+      expect(walkUp(new Map([['x', { id: 'x', parent_id: 'y' }], ['y', { id: 'y', parent_id: 'x' }]]), 'x')).toBe('cycle');
+      expect(walkUp(new Map([['x', { id: 'x', parent_id: 'gone' }]]), 'x')).toBe('broken');
+    });
+
+    it('finds categories whose stored ancestors disagree with their parent chain', () => {
+      expect(treeInconsistencies([electronics, phones, smartphones, android, laptops])).toEqual([]);
+      // Phones moved under Laptops, Smartphones not rebased yet.
+      const movedPhones = { ...phones, parent_id: 'l', ancestors: ancestorsUnder(laptops) };
+      const problems = treeInconsistencies([electronics, movedPhones, smartphones, android, laptops]);
+      expect(problems.map((p) => p.id)).toEqual(['s', 'a']);
+    });
+
+    it('compares ancestries by id, slug and name', () => {
+      expect(sameAncestors(android.ancestors, [...android.ancestors])).toBe(true);
+      expect(sameAncestors(android.ancestors, [refOf(electronics), refOf(laptops), refOf(smartphones)])).toBe(false);
+      expect(sameAncestors(android.ancestors, [refOf(electronics), { ...refOf(phones), name: 'x' }, refOf(smartphones)])).toBe(false);
+    });
+
+    it('backs off 50 → 800 ms between attempts to take the move slot', () => {
+      expect(moveBackoffMs(0, 0.5)).toBe(50);
+      expect(moveBackoffMs(3, 0.5)).toBe(400);
+      expect(moveBackoffMs(10, 0.5)).toBe(800);
+    });
   });
 });
