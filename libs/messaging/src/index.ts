@@ -12,3 +12,4 @@ export * from './topics/topic-admin';
 export * from './publisher/transactional-sender';
 export * from './outbox/outbox-batch';
 export * from './outbox/outbox-lease';
+export * from './outbox/outbox-parked';
