@@ -63,7 +63,6 @@ describe('concurrent category moves', () => {
         outcomes[key] = (outcomes[key] ?? 0) + 1;
       }
     }
-    // eslint-disable-next-line no-console
     console.log('move outcomes', outcomes);
     expect(await inconsistencies(db)).toEqual([]);
     for (const k of Object.keys(outcomes)) if (k !== 'moved') expect(allowed).toContain(k);
