@@ -100,12 +100,12 @@ describe('ConsumerRunner, publisher and DLQ redrive (real Kafka)', () => {
 
   it('redrive moves dead-lettered messages back; once the cause is fixed they are handled', async () => {
     healed = true;
-    const first = await redrive({ kafka, topic, logger });
+    const first = await redrive({ kafka, topic, group: 'runner-test', logger });
     expect(first.moved).toBe(4);
     await waitFor(async () => handled.some((e) => e.payload.order_id === oid(2)), 30_000, 'redriven message 2 handled');
     // The three that fail again (two invalid, order 3) are back in the DLQ: 4 earlier + 3 new records.
     await collectFrom(kafka, [`${topic}.dlq`], (all) => all.length >= 7, 30_000);
-    const again = await redrive({ kafka, topic, logger });
+    const again = await redrive({ kafka, topic, group: 'runner-test', logger });
     // Only the ones that failed again after the first redrive (the two invalid + order 3) are new in the DLQ.
     expect(again.moved).toBe(3);
   });
