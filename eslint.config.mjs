@@ -42,8 +42,9 @@ export default [
             { sourceTag: 'scope:carts', onlyDependOnLibsWithTags: ['scope:carts', 'scope:shared'] },
             { sourceTag: 'scope:orders', onlyDependOnLibsWithTags: ['scope:orders', 'scope:shared'] },
             { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:tools', 'scope:shared'] },
-            // End-to-end tests drive the services as processes over HTTP and Kafka: shared libs only, never an app's code.
-            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
+            // End-to-end tests drive the services as processes over HTTP and Kafka: shared libs only, never an app's code;
+            // the chaos run also starts and kills its own servers through the infra tooling.
+            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared', 'scope:tools'] },
             {
               sourceTag: 'type:app',
               onlyDependOnLibsWithTags: ['type:feature', 'type:data-access', 'type:contracts', 'type:util'],
@@ -58,7 +59,7 @@ export default [
             },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:util', 'type:contracts', 'type:data-access'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:util', 'type:contracts', 'type:data-access', 'type:tool'] },
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:util', 'type:contracts', 'type:data-access', 'type:tool'] },
           ],
         },
@@ -67,7 +68,7 @@ export default [
   },
   {
     // Tests, tools, scripts and the config loader itself may read the environment directly.
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/test/**/*.ts', 'tools/**/*.ts', '**/scripts/**/*.ts', '**/bench/**/*.ts', 'libs/platform/src/config/*.ts', 'libs/testing/src/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/test/**/*.ts', 'tools/**/*.ts', '**/scripts/**/*.ts', '**/bench/**/*.ts', '**/chaos/**/*.ts', 'libs/platform/src/config/*.ts', 'libs/testing/src/**/*.ts'],
     rules: { 'no-restricted-syntax': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   prettier,

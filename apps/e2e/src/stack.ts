@@ -33,6 +33,23 @@ export interface Recorded {
 
 export const COPY_HEADER = 'x-e2e-copy';
 
+/** How many processes of each service to run, and settings that override the defaults below. */
+export interface StackOptions {
+  readonly instances?: Partial<Record<ServiceName, number>>;
+  readonly env?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Prefix of this run's private names (default `e2e`). */
+  readonly prefix?: string;
+}
+
+/** One running process of a service: `inventory` (the first) or `inventory-2`, `inventory-3`… */
+export interface Instance {
+  readonly id: string;
+  readonly service: ServiceName;
+  readonly port: number;
+  readonly url: string;
+  child: ChildProcess;
+}
+
 export interface Res<T = Record<string, unknown>> {
   readonly status: number;
   readonly body: T;
@@ -60,39 +77,49 @@ async function freePort(): Promise<number> {
  * this run's products topic, which carts and the projector consume.
  */
 export class Stack {
-  readonly run = uniqueName('e2e').toLowerCase();
-  readonly topics = {
-    products: `catalog.products.v1.${this.run}`,
-    checkout: `e2e.carts.checkout.${this.run}`,
-    orders: `e2e.orders.orders.${this.run}`,
-    commands: `e2e.inventory.commands.${this.run}`,
-    events: `e2e.inventory.events.${this.run}`,
-  };
-  readonly groups = {
-    inventory: `inventory-${this.run}`,
-    carts: `carts-${this.run}`,
-    orders: `orders-${this.run}`,
-    projector: `catalog-projector-${this.run}`,
-  };
-  readonly dbs = { catalog: `catalog_${this.run}`, inventory: `inventory_${this.run}`, orders: `orders_${this.run}` };
-  readonly keyspaces = { catalog: `cr_${this.run}`.slice(0, 48), carts: `carts_${this.run}`.slice(0, 48) };
+  readonly run: string;
+  readonly topics: Record<'products' | 'checkout' | 'orders' | 'commands' | 'events', string>;
+  readonly groups: Record<'inventory' | 'carts' | 'orders' | 'projector', string>;
+  readonly dbs: Record<'catalog' | 'inventory' | 'orders', string>;
+  readonly keyspaces: Record<'catalog' | 'carts', string>;
   /** Payment simulator rules by user id. */
-  readonly users = { decline: `u-decline-${this.run}`, hang: `u-hang-${this.run}` };
+  readonly users: Record<'decline' | 'hang', string>;
   readonly urls = {} as Record<ServiceName, string>;
   readonly recorded: Recorded[] = [];
   readonly mongo: MongoClient;
   readonly kafka: Kafka;
-  private readonly procs = new Map<ServiceName, ChildProcess>();
+  private readonly procs = new Map<string, Instance>();
   private readonly producer: Producer;
   private readonly admin: Admin;
   private recorder: Consumer | undefined;
-  private readonly logDir = join(ROOT, 'dist', 'e2e-logs', this.run);
+  readonly logDir: string;
   private readonly env = testEnv();
   /** Called for every original message seen on a saga topic (the duplicate test republishes from here). */
   onMessage: ((m: Recorded) => void) | undefined;
 
   /** `dist` holds the bundles (default: this checkout's dist/, built by the test target's dependsOn). */
-  constructor(private readonly dist = join(ROOT, 'dist')) {
+  constructor(
+    private readonly dist = join(ROOT, 'dist'),
+    private readonly options: StackOptions = {},
+  ) {
+    this.run = uniqueName(options.prefix ?? 'e2e').toLowerCase();
+    this.logDir = join(ROOT, 'dist', `${options.prefix ?? 'e2e'}-logs`, this.run);
+    this.topics = {
+      products: `catalog.products.v1.${this.run}`,
+      checkout: `e2e.carts.checkout.${this.run}`,
+      orders: `e2e.orders.orders.${this.run}`,
+      commands: `e2e.inventory.commands.${this.run}`,
+      events: `e2e.inventory.events.${this.run}`,
+    };
+    this.groups = {
+      inventory: `inventory-${this.run}`,
+      carts: `carts-${this.run}`,
+      orders: `orders-${this.run}`,
+      projector: `catalog-projector-${this.run}`,
+    };
+    this.dbs = { catalog: `catalog_${this.run}`, inventory: `inventory_${this.run}`, orders: `orders_${this.run}` };
+    this.keyspaces = { catalog: `cr_${this.run}`.slice(0, 48), carts: `carts_${this.run}`.slice(0, 48) };
+    this.users = { decline: `u-decline-${this.run}`, hang: `u-hang-${this.run}` };
     this.mongo = createMongoClient(this.env.mongoUrl);
     this.kafka = new Kafka({ clientId: `e2e-${this.run}`, brokers: this.env.kafkaBrokers, logLevel: logLevel.NOTHING });
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
@@ -104,7 +131,11 @@ export class Stack {
   }
 
   /** Settings of each service; `npm start` gives the same processes only their ports and servers. */
-  private serviceEnv(name: ServiceName, port: number): Record<string, string> {
+  private serviceEnv(name: ServiceName, port: number, id: string): Record<string, string> {
+    return { ...this.defaultEnv(name, port), KAFKA_CLIENT_ID: `${id}-${this.run}`, ...(this.options.env?.[name] ?? {}) };
+  }
+
+  private defaultEnv(name: ServiceName, port: number): Record<string, string> {
     const common = {
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
@@ -197,50 +228,82 @@ export class Stack {
     await this.admin.connect();
     const names: ServiceName[] = ['inventory', 'orders', 'carts', 'catalog', 'catalog-projector'];
     for (const name of names) {
-      const port = await freePort();
-      const child = spawn(process.execPath, ['--enable-source-maps', join(this.dist, BUNDLES[name])], {
-        cwd: ROOT,
-        env: this.serviceEnv(name, port),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const log = createWriteStream(join(this.logDir, `${name}.log`));
-      child.stdout?.pipe(log);
-      child.stderr?.pipe(log);
-      this.procs.set(name, child);
-      this.urls[name] = `http://127.0.0.1:${port}`;
+      const count = this.options.instances?.[name] ?? 1;
+      for (let i = 1; i <= count; i++) {
+        const id = i === 1 ? name : `${name}-${i}`;
+        const port = await freePort();
+        const url = `http://127.0.0.1:${port}`;
+        this.procs.set(id, { id, service: name, port, url, child: this.spawn(name, id, port) });
+        if (i === 1) this.urls[name] = url;
+      }
     }
-    await Promise.all(names.map((n) => this.waitReady(n)));
+    await Promise.all([...this.procs.keys()].map((id) => this.waitReady(id)));
     // Every consumer group holds its partitions before the first message: nothing a test sends waits on a rebalance.
-    const expected: [string, number][] = [
-      [this.groups.inventory, 1],
-      [this.groups.orders, 1],
-      [this.groups.carts, 1],
-      [this.groups.projector, 1],
-    ];
+    const expected = [this.groups.inventory, this.groups.orders, this.groups.carts, this.groups.projector];
     await waitFor(async () => {
-      const { groups } = await this.admin.describeGroups(expected.map(([g]) => g));
-      return groups.every((g) => g.state === 'Stable' && g.members.length > 0 && g.members.every((m) => m.memberAssignment.length > 0));
+      const { groups } = await this.admin.describeGroups(expected);
+      return groups.every((g) => g.state === 'Stable' && g.members.length > 0 && g.members.some((m) => m.memberAssignment.length > 0));
     }, 90_000, 'every consumer group assigned');
     await this.startRecorder();
   }
 
-  private async waitReady(name: ServiceName): Promise<void> {
-    const child = this.procs.get(name);
-    const state = await waitFor(
-      async () => {
-        if (child?.exitCode !== null) return 'exited'; // fail at once, with its log
-        const r = await fetch(`${this.urls[name]}/health/ready`, { signal: AbortSignal.timeout(2000) });
-        return r.ok ? 'ready' : undefined;
-      },
-      120_000,
-      `${name} ready`,
-    ).catch((e: unknown) => (e as Error).message);
-    if (state !== 'ready') throw new Error(`${name}: ${state === 'exited' ? `exited with ${child?.exitCode}` : state}\n--- ${name} log ---\n${this.tail(name)}`);
+  private spawn(name: ServiceName, id: string, port: number): ChildProcess {
+    const child = spawn(process.execPath, ['--enable-source-maps', join(this.dist, BUNDLES[name])], {
+      cwd: ROOT,
+      env: this.serviceEnv(name, port, id),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = createWriteStream(join(this.logDir, `${id}.log`), { flags: 'a' });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    return child;
   }
 
-  tail(name: ServiceName): string {
+  /** Every process of the stack (instances of all services). */
+  instances(service?: ServiceName): Instance[] {
+    return [...this.procs.values()].filter((p) => service === undefined || p.service === service);
+  }
+
+  instance(id: string): Instance {
+    const p = this.procs.get(id);
+    if (!p) throw new Error(`no instance ${id}`);
+    return p;
+  }
+
+  /** Sends a signal to one process (SIGKILL, SIGSTOP, SIGCONT…); resolves when a killed one has exited. */
+  async signal(id: string, signal: NodeJS.Signals): Promise<void> {
+    const { child } = this.instance(id);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    if (signal === 'SIGKILL' || signal === 'SIGTERM') await exited;
+  }
+
+  /** Starts a process that exited (was killed) again on the same port and waits until it is ready. */
+  async restart(id: string, readyTimeoutMs = 120_000): Promise<void> {
+    const p = this.instance(id);
+    if (p.child.exitCode === null && p.child.signalCode === null) throw new Error(`${id} is still running`);
+    p.child = this.spawn(p.service, id, p.port);
+    await this.waitReady(id, readyTimeoutMs);
+  }
+
+  async waitReady(id: string, timeoutMs = 120_000): Promise<void> {
+    const { child, url } = this.instance(id);
+    const state = await waitFor(
+      async () => {
+        if (child.exitCode !== null) return 'exited'; // fail at once, with its log
+        const r = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2000) });
+        return r.ok ? 'ready' : undefined;
+      },
+      timeoutMs,
+      `${id} ready`,
+    ).catch((e: unknown) => (e as Error).message);
+    if (state !== 'ready') throw new Error(`${id}: ${state === 'exited' ? `exited with ${child.exitCode}` : state}\n--- ${id} log ---\n${this.tail(id)}`);
+  }
+
+  tail(id: string, lines = 30): string {
     try {
-      return readFileSync(join(this.logDir, `${name}.log`), 'utf8').split('\n').slice(-30).join('\n');
+      return readFileSync(join(this.logDir, `${id}.log`), 'utf8').split('\n').slice(-lines).join('\n');
     } catch {
       return '(no log)';
     }
@@ -255,12 +318,27 @@ export class Stack {
       eachMessage: async ({ topic, message }) => {
         if (message.headers?.[COPY_HEADER]) return;
         const value = message.value?.toString() ?? '';
-        const e = JSON.parse(value) as { type: string; payload: Record<string, unknown> };
+        let e: { type: string; payload: Record<string, unknown> };
+        try {
+          e = JSON.parse(value) as typeof e;
+        } catch {
+          return; // an unparseable record (the chaos run's poison) is the services' business, not the recorder's
+        }
         const m: Recorded = { topic, key: message.key?.toString() ?? '', value, type: e.type, payload: e.payload, at: Date.now() };
         this.recorded.push(m);
         this.onMessage?.(m);
       },
     });
+  }
+
+  /** Raw records onto a topic, as they are (e.g. poison the services must dead-letter). */
+  async publishRaw(topic: string, messages: { key: string; value: string; headers?: IHeaders }[]): Promise<void> {
+    await this.producer.send({ topic, acks: -1, messages });
+  }
+
+  /** The settings a service's processes run with (e.g. to run its scripts against this stack). */
+  envOf(name: ServiceName): Record<string, string> {
+    return this.serviceEnv(name, 1, name);
   }
 
   /** Copies of recorded messages, byte for byte, onto their topics (marked so the recorder skips them). */
@@ -305,6 +383,7 @@ export class Stack {
       [this.groups.carts, this.topics.products],
       [this.groups.carts, this.topics.events],
       [this.groups.carts, this.topics.orders],
+      [this.groups.projector, this.topics.products],
     ];
     await waitFor(
       async () => {
@@ -321,9 +400,9 @@ export class Stack {
     );
   }
 
-  pid(name: ServiceName): number {
-    const pid = this.procs.get(name)?.pid;
-    if (!pid) throw new Error(`${name} is not running`);
+  pid(id: string): number {
+    const pid = this.procs.get(id)?.child.pid;
+    if (!pid) throw new Error(`${id} is not running`);
     return pid;
   }
 
@@ -332,7 +411,7 @@ export class Stack {
     await this.recorder?.disconnect().catch(() => undefined);
     await Promise.all(
       [...this.procs.values()].map(
-        (c) =>
+        ({ child: c }) =>
           new Promise<void>((resolve) => {
             if (c.exitCode !== null || c.signalCode !== null) return resolve();
             c.once('exit', () => resolve());

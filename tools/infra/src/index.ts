@@ -66,3 +66,10 @@ export async function ensureInfra(options: EnsureInfraOptions = {}): Promise<Rec
   if (options.exportToProcessEnv !== false) Object.assign(process.env, env);
   return env;
 }
+
+/** Stops the local servers of `config` that infra started (its pid files); other modes are left alone. */
+export async function stopInfra(config: InfraConfig, names: readonly ServerName[] = SERVER_NAMES, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<void> {
+  if (config.mode !== 'local') return;
+  const { downOne } = await import('./local');
+  await Promise.all(names.map((name) => downOne(config, name, (n, m) => log(`[infra:${n}] ${m}`))));
+}

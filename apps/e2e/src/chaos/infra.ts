@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { ensureInfra, InfraConfig, loadConfig, readPidState, serverPaths, stopInfra } from '@mw/infra';
+import { createMongoClient } from '@mw/persistence';
+import { waitFor } from '@mw/testing';
+
+/**
+ * The chaos run's own servers: a Kafka broker, a Cassandra node and a 3-member MongoDB replica set
+ * started by tools/infra under `.infra/chaos` on ports of their own, so killing them never touches
+ * the servers `npm start` or other test suites use.
+ */
+export const CHAOS_INFRA_ENV: Readonly<Record<string, string>> = {
+  INFRA: 'local',
+  INFRA_DIR: '.infra/chaos',
+  KAFKA_PORT: '29092',
+  KAFKA_CONTROLLER_PORT: '29093',
+  CASSANDRA_PORT: '29042',
+  CASSANDRA_STORAGE_PORT: '27000',
+  CASSANDRA_SSL_STORAGE_PORT: '27001',
+  CASSANDRA_JMX_PORT: '27199',
+  MONGO_PORT: '27317',
+};
+
+export class ChaosInfra {
+  readonly config: InfraConfig;
+  private readonly env: NodeJS.ProcessEnv;
+  connection: Record<string, string> = {};
+  versions: string[] = [];
+
+  constructor(root: string, private readonly log: (line: string) => void) {
+    this.env = { ...process.env, ...CHAOS_INFRA_ENV, INFRA_ROOT: root };
+    // The main install's mongod saves a second pip install of the same pinned wheel.
+    const mainMongod = join(root, '.infra/mongodb/venv/lib');
+    if (!this.env['MONGOD_BIN'] && existsSync(mainMongod)) {
+      const bin = findMongod(join(root, '.infra/mongodb/venv'));
+      if (bin) this.env['MONGOD_BIN'] = bin;
+    }
+    this.config = loadConfig(this.env);
+  }
+
+  async up(): Promise<Record<string, string>> {
+    const saved = process.env['MONGOD_BIN'];
+    if (this.env['MONGOD_BIN']) process.env['MONGOD_BIN'] = this.env['MONGOD_BIN'];
+    try {
+      this.connection = await ensureInfra({
+        config: this.config,
+        exportToProcessEnv: false,
+        log: (line) => {
+          if (line.startsWith('[infra] ')) this.versions.push(line.slice(8));
+          this.log(line);
+        },
+      });
+    } finally {
+      if (saved === undefined) delete process.env['MONGOD_BIN'];
+      else process.env['MONGOD_BIN'] = saved;
+    }
+    return this.connection;
+  }
+
+  async down(): Promise<void> {
+    await stopInfra(this.config, undefined, this.log);
+  }
+
+  pidOf(server: 'kafka' | 'cassandra'): number {
+    const state = readPidState(serverPaths(this.config.infraDir, server), this.config.infraDir);
+    if (state.kind !== 'alive') throw new Error(`${server} is not running (${state.kind})`);
+    return state.pid;
+  }
+
+  /** SIGKILL a JVM server's whole process group (no shutdown hook runs). */
+  kill(server: 'kafka' | 'cassandra'): number {
+    const pid = this.pidOf(server);
+    process.kill(-pid, 'SIGKILL');
+    return pid;
+  }
+
+  /** Starts a killed server again through tools/infra (stale pid file, recovery, readiness). */
+  async restart(server: 'kafka' | 'cassandra'): Promise<void> {
+    await waitFor(async () => readPidState(serverPaths(this.config.infraDir, server), this.config.infraDir).kind !== 'alive', 30_000, `${server} gone`);
+    await ensureInfra({ config: this.config, servers: [server], exportToProcessEnv: false, log: this.log });
+  }
+
+  /**
+   * SIGKILLs the primary mongod; the replica-set supervisor starts it again. Resolves when another
+   * member is primary and the killed one is back as a secondary.
+   */
+  async killMongoPrimary(): Promise<{ killed: string; elected: string }> {
+    const client: MongoClient = createMongoClient(this.connection['MONGO_URL'] ?? '', { serverSelectionTimeoutMS: 30_000 });
+    try {
+      const admin = client.db('admin');
+      const hello = await admin.command({ hello: 1 });
+      const status = await admin.command({ serverStatus: 1 });
+      const killed = String(hello['me']);
+      process.kill(Number(status['pid']), 'SIGKILL');
+      const elected = await waitFor(async () => {
+        const h = await admin.command({ hello: 1 });
+        return h['isWritablePrimary'] === true && h['me'] !== killed ? String(h['me']) : undefined;
+      }, 90_000, 'a new MongoDB primary');
+      await waitFor(async () => {
+        const set = await admin.command({ replSetGetStatus: 1 });
+        return (set['members'] as { name: string; stateStr: string }[]).find((m) => m.name === killed)?.stateStr === 'SECONDARY';
+      }, 120_000, `${killed} back as a secondary`);
+      return { killed, elected };
+    } finally {
+      await client.close();
+    }
+  }
+}
+
+function findMongod(venv: string): string | undefined {
+  for (const py of ['python3.11', 'python3.12', 'python3.10', 'python3']) {
+    const bin = join(venv, 'lib', py, 'site-packages', 'fiftyone', 'db', 'bin', 'mongod');
+    if (existsSync(bin)) return bin;
+  }
+  return undefined;
+}

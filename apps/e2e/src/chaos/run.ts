@@ -1,0 +1,344 @@
+import { spawnSync } from 'node:child_process';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Client as CassandraClient } from 'cassandra-driver';
+import { waitFor } from '@mw/testing';
+import { ROOT, ServiceName, Stack } from '../stack';
+import { ChaosInfra } from './infra';
+import { checkAll, InvariantResult, ordersOf } from './invariants';
+import { describeFault, Fault, planFaults, PlannedFault, Profile } from './plan';
+import { Rng } from './rng';
+import { Product, sleep, Storm, StormStats, ZONES } from './storm';
+
+export interface ChaosOptions {
+  readonly seed: number;
+  readonly profile: Profile;
+  /** Leave the chaos servers running afterwards (to look at the data). */
+  readonly keepInfra?: boolean;
+  /** Directory holding the service bundles (default: this checkout's dist/). */
+  readonly dist?: string;
+  readonly log?: (line: string) => void;
+}
+
+export interface InjectedFault {
+  readonly planned_at_s: number;
+  readonly at_s: number;
+  readonly fault: string;
+  /** From the fault until the component answered again. */
+  readonly recovery_s: number;
+  readonly detail?: string;
+  readonly error?: string;
+}
+
+export interface ChaosReport {
+  readonly ok: boolean;
+  readonly seed: number;
+  readonly profile: Profile;
+  readonly started_at: string;
+  readonly duration_s: number;
+  readonly machine: { cpus: number; memory_gib: number; node: string; load_avg_end: number[] };
+  readonly servers: string[];
+  readonly faults: InjectedFault[];
+  readonly unexpected_exits: string[];
+  readonly storm: StormStats;
+  readonly outcomes: Record<string, number>;
+  readonly checkout_to_terminal_s: { p50: number; p99: number; max: number };
+  readonly invariants: InvariantResult[];
+}
+
+const PROCESS_COUNTS = { inventory: 2, orders: 2, carts: 2, catalog: 1, 'catalog-projector': 1 } as const;
+
+/** Saga deadlines of the run (orders' settings): a checkout must be terminal within their sum + the longest outage. */
+const DEADLINES_MS = { stock: 20_000, payment: 20_000, commit: 20_000, cancel: 20_000 };
+
+/**
+ * One chaos run: private servers, the whole system as processes (two instances of inventory,
+ * orders and carts), a seeded checkout storm while the seeded fault plan kills and pauses
+ * processes and servers, then — once everything recovered — the invariants, checked from the
+ * databases and topics.
+ */
+export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
+  const log = opts.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const started = Date.now();
+  const rng = new Rng(opts.seed);
+  const infra = new ChaosInfra(ROOT, log);
+  const savedEnv = { ...process.env };
+  let stack: Stack | undefined;
+  let stopWatching = (): void => undefined;
+  try {
+    log(`[chaos] seed ${opts.seed}, profile ${opts.profile.name}: starting private servers under ${infra.config.infraDir}`);
+    const connection = await infra.up();
+    Object.assign(process.env, connection);
+    stack = new Stack(opts.dist, {
+      prefix: 'chaos',
+      instances: PROCESS_COUNTS,
+      env: {
+        orders: {
+          STOCK_HOLD_SECONDS: '60',
+          SAGA_STOCK_TIMEOUT_MS: String(DEADLINES_MS.stock),
+          SAGA_PAYMENT_TIMEOUT_MS: String(DEADLINES_MS.payment),
+          SAGA_COMMIT_TIMEOUT_MS: String(DEADLINES_MS.commit),
+          SAGA_CANCEL_TIMEOUT_MS: String(DEADLINES_MS.cancel),
+          PAYMENT_SIM_TRANSIENT_ERROR_RATE: '0.05',
+          PAYMENT_SIM_TIMEOUT_RATE: '0.02',
+          PAYMENT_SIM_LATENCY_MIN_MS: '20',
+          PAYMENT_SIM_LATENCY_MAX_MS: '80',
+          LOG_LEVEL: 'info',
+        },
+        inventory: { LOG_LEVEL: 'info' },
+        carts: { LOG_LEVEL: 'info' },
+      },
+    });
+    const s = stack;
+    log(`[chaos] run ${s.run}: starting ${Object.values(PROCESS_COUNTS).reduce((a, b) => a + b, 0)} service processes (logs: ${s.logDir})`);
+    await s.start();
+    const unexpected: string[] = [];
+    const expectedDown = new Set<string>();
+    stopWatching = watchExits(s, expectedDown, unexpected, log);
+
+    const products = await setUpCatalogue(s, rng, log);
+    const plan = planFaults(opts.seed, opts.profile, {
+      processes: Object.fromEntries(Object.keys(PROCESS_COUNTS).map((service) => [service, s.instances(service as ServiceName).map((i) => i.id)])),
+      pausable: s.instances().filter((i) => i.id.endsWith('-2')).map((i) => i.id),
+    });
+    log(`[chaos] plan: ${plan.length} faults over ${opts.profile.stormSeconds} s\n${plan.map((p) => `  ${String(p.at).padStart(6)} s  ${describeFault(p.fault)}`).join('\n')}`);
+
+    const storm = new Storm(s, products, rng.fork(), log);
+    const stormStart = Date.now();
+    const stormEnd = stormStart + opts.profile.stormSeconds * 1000;
+    const poisoned = new Map<string, number>();
+    // The storm lasts its planned time and at least until the last fault recovered, plus 10 s of calm.
+    let faultsDoneAt = Number.POSITIVE_INFINITY;
+    const injecting = injectAll(s, infra, plan, stormStart, expectedDown, poisoned, log).finally(() => (faultsDoneAt = Date.now()));
+    const [, faults] = await Promise.all([storm.run(opts.profile.concurrency, () => Date.now() > Math.max(stormEnd, faultsDoneAt + 10_000)), injecting]);
+    log(`[chaos] storm over: ${storm.stats.accepted} checkouts accepted; waiting for the system to settle`);
+
+    // Recovery: every process up, every accepted checkout terminal, nothing held, every group drained.
+    await Promise.all(s.instances().map((i) => s.waitReady(i.id, 180_000)));
+    const longestOutageMs = Math.max(0, ...faults.map((f) => f.recovery_s * 1000));
+    const terminalBudgetMs = Object.values(DEADLINES_MS).reduce((a, b) => a + b, 0) + longestOutageMs + 30_000;
+    await waitFor(async () => {
+      const orders = await ordersOf(s.db('orders'), storm.accepted);
+      return storm.accepted.every((a) => ['CONFIRMED', 'CANCELLED'].includes(orders.get(a.checkout_id)?.[0]?.saga.state ?? '')) || undefined;
+    }, terminalBudgetMs + 60_000, 'every accepted checkout terminal').catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
+    await waitFor(async () => (await s.relayCatalog()) === 0, 60_000, 'catalog outbox relayed').catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
+    await s.drained(180_000).catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
+    await waitFor(
+      async () => (await s.db('inventory').collection('stock').countDocuments({ $or: [{ reserved: { $ne: 0 } }, { '_ledger.0': { $exists: true } }] })) === 0,
+      90_000,
+      'holds released and ledger flushed',
+    ).catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
+
+    const cassandra = new CassandraClient({ contactPoints: (connection['CASSANDRA_CONTACT_POINTS'] ?? '').split(','), localDataCenter: connection['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1' });
+    let checked: Awaited<ReturnType<typeof checkAll>>;
+    try {
+      checked = await checkAll({
+        inventory: s.db('inventory'),
+        orders: s.db('orders'),
+        cassandra,
+        cartsKeyspace: s.keyspaces.carts,
+        kafka: s.kafka,
+        topics: Object.values(s.topics),
+        accepted: storm.accepted,
+        poisoned,
+        terminalBudgetMs,
+      });
+    } finally {
+      await cassandra.shutdown();
+    }
+    checked.results.push(catalogVerify(s));
+    checked.results.push({ name: 'storm produced checkouts', ok: storm.accepted.length > 0 && storm.stats.accepted > opts.profile.stormSeconds / 10, value: `${storm.accepted.length} accepted`, details: [] });
+    checked.results.push({ name: 'every planned fault injected', ok: faults.every((f) => !f.error) && faults.length === plan.length, value: `${faults.filter((f) => !f.error).length} of ${plan.length}`, details: faults.filter((f) => f.error) });
+
+    const sorted = [...checked.terminalMs].sort((a, b) => a - b);
+    const pct = (p: number): number => Math.round((sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0) / 100) / 10;
+    const report: ChaosReport = {
+      ok: checked.results.every((r) => r.ok),
+      seed: opts.seed,
+      profile: opts.profile,
+      started_at: new Date(started).toISOString(),
+      duration_s: Math.round((Date.now() - started) / 1000),
+      machine: { cpus: cpus().length, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100) },
+      servers: infra.versions,
+      faults,
+      unexpected_exits: unexpected,
+      storm: storm.stats,
+      outcomes: checked.outcomes,
+      checkout_to_terminal_s: { p50: pct(50), p99: pct(99), max: pct(100) },
+      invariants: checked.results,
+    };
+    log(formatReport(report));
+    return report;
+  } finally {
+    stopWatching();
+    await stack?.stop().catch((e: unknown) => log(`[chaos] stack stop: ${(e as Error).message}`));
+    for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+    Object.assign(process.env, savedEnv);
+    if (!opts.keepInfra) await infra.down().catch((e: unknown) => log(`[chaos] infra down: ${(e as Error).message}`));
+  }
+}
+
+/** A category, 3 hot products with scarce stock and 24 cold ones, restocked in every zone and known to carts. */
+async function setUpCatalogue(s: Stack, rng: Rng, log: (line: string) => void): Promise<Product[]> {
+  const slug = `chaos-${s.run.replace(/_/g, '-')}`.slice(0, 60);
+  const cat = await s.http('catalog', 'POST', '/categories', { name: 'Смартфоны chaos', slug, parent_id: null });
+  if (cat.status !== 201) throw new Error(`category: ${cat.status} ${JSON.stringify(cat.body)}`);
+  const products: Product[] = [];
+  for (let i = 0; i < 27; i++) {
+    const hot = i < 3;
+    const p = await s.http('catalog', 'POST', '/products', { name: `Смартфон chaos ${i}`, category_id: cat.body['id'], price: `${rng.int(5_000, 150_000)}.00`, attributes: { color: 'черный' } });
+    if (p.status !== 201) throw new Error(`product: ${p.status} ${JSON.stringify(p.body)}`);
+    products.push({ id: String(p.body['id']), hot, stock: hot ? rng.int(8, 15) : 400 });
+  }
+  await s.relayCatalog();
+  for (const p of products) {
+    for (const zone of ZONES) {
+      const r = await s.http('inventory', 'POST', `/stock/${p.id}/${zone}/restock`, { qty: p.stock, reason: 'chaos delivery' });
+      if (r.status >= 300) throw new Error(`restock: ${r.status} ${JSON.stringify(r.body)}`);
+    }
+  }
+  // carts learns products (prices) from the products topic: wait until it takes every one
+  for (const zone of ZONES) {
+    const probe = await s.http('carts', 'POST', '/carts', { zone, user_id: `chaos-probe-${zone}` });
+    for (const p of products) {
+      await waitFor(async () => (await s.http('carts', 'PUT', `/carts/${String(probe.body['cart_id'])}/items/${p.id}`, { qty: 1 })).status === 200, 60_000, `carts knows ${p.id} in ${zone}`);
+    }
+  }
+  log(`[chaos] catalogue: ${products.length} products (${products.filter((p) => p.hot).map((p) => `${p.stock} units`).join(', ')} of the hot ones per zone)`);
+  return products;
+}
+
+/** Restarts a process that died without being killed by the plan (as an orchestrator would) and notes it. */
+function watchExits(s: Stack, expectedDown: Set<string>, unexpected: string[], log: (line: string) => void): () => void {
+  const timer = setInterval(() => {
+    for (const i of s.instances()) {
+      if (expectedDown.has(i.id) || (i.child.exitCode === null && i.child.signalCode === null)) continue;
+      const what = `${i.id} exited by itself (code ${i.child.exitCode}, signal ${i.child.signalCode}) at ${new Date().toISOString()}`;
+      unexpected.push(what);
+      log(`[chaos] ${what}; restarting it\n${s.tail(i.id, 15)}`);
+      expectedDown.add(i.id);
+      s.restart(i.id, 180_000)
+        .catch((e: unknown) => log(`[chaos] restart of ${i.id} failed: ${(e as Error).message}`))
+        .finally(() => expectedDown.delete(i.id));
+    }
+  }, 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+async function injectAll(
+  s: Stack,
+  infra: ChaosInfra,
+  plan: readonly PlannedFault[],
+  stormStart: number,
+  expectedDown: Set<string>,
+  poisoned: Map<string, number>,
+  log: (line: string) => void,
+): Promise<InjectedFault[]> {
+  const done: InjectedFault[] = [];
+  const run = async (p: PlannedFault): Promise<void> => {
+    const wait = stormStart + p.at * 1000 - Date.now();
+    if (wait > 0) await sleep(wait);
+    const at = Date.now();
+    const name = describeFault(p.fault);
+    log(`[chaos] +${((at - stormStart) / 1000).toFixed(1)} s ${name}`);
+    try {
+      const detail = await inject(s, infra, p.fault, expectedDown, poisoned);
+      done.push({ planned_at_s: p.at, at_s: round1((at - stormStart) / 1000), fault: name, recovery_s: round1((Date.now() - at) / 1000), ...(detail ? { detail } : {}) });
+    } catch (e) {
+      log(`[chaos] fault failed: ${name}: ${(e as Error).message}`);
+      done.push({ planned_at_s: p.at, at_s: round1((at - stormStart) / 1000), fault: name, recovery_s: round1((Date.now() - at) / 1000), error: (e as Error).message });
+    }
+  };
+  const serial = plan.filter((p) => p.fault.kind !== 'pause-process');
+  const pauses = plan.filter((p) => p.fault.kind === 'pause-process');
+  await Promise.all([
+    (async () => {
+      for (const p of serial) await run(p);
+    })(),
+    ...pauses.map(run),
+  ]);
+  return done.sort((a, b) => a.at_s - b.at_s);
+}
+
+async function inject(s: Stack, infra: ChaosInfra, f: Fault, expectedDown: Set<string>, poisoned: Map<string, number>): Promise<string | undefined> {
+  switch (f.kind) {
+    case 'kill-process':
+      expectedDown.add(f.target);
+      try {
+        await s.signal(f.target, 'SIGKILL');
+        await sleep(f.downMs);
+        await s.restart(f.target, 180_000);
+      } finally {
+        expectedDown.delete(f.target);
+      }
+      return undefined;
+    case 'pause-process':
+      await s.signal(f.target, 'SIGSTOP');
+      await sleep(f.pausedMs);
+      await s.signal(f.target, 'SIGCONT');
+      await s.waitReady(f.target, 120_000);
+      return undefined;
+    case 'kill-kafka': {
+      const pid = infra.kill('kafka');
+      await sleep(f.downMs);
+      await infra.restart('kafka');
+      return `pid ${pid}`;
+    }
+    case 'kill-cassandra': {
+      const pid = infra.kill('cassandra');
+      await sleep(f.downMs);
+      await infra.restart('cassandra');
+      return `pid ${pid}`;
+    }
+    case 'kill-mongodb-primary': {
+      const r = await infra.killMongoPrimary();
+      return `${r.killed} killed, ${r.elected} elected`;
+    }
+    case 'poison': {
+      const topic = s.topics[f.topic];
+      const messages = Array.from({ length: f.count }, (_, i) => ({ key: `poison-${i}`, value: `{"not": "an envelope"`, headers: { 'x-chaos-poison': '1' } }));
+      await waitFor(() => s.publishRaw(topic, messages).then(() => true), 60_000, `poison published on ${topic}`);
+      poisoned.set(topic, (poisoned.get(topic) ?? 0) + f.count);
+      return undefined;
+    }
+  }
+}
+
+/** `npm run catalog:verify` against this run's catalog database and read model: exit 0 = in sync. */
+function catalogVerify(s: Stack): InvariantResult {
+  const r = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['--tsconfig', 'tsconfig.base.json', 'apps/catalog/scripts/verify.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...s.envOf('catalog'), LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const summary = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+  return { name: 'catalog:verify clean (MongoDB ↔ Cassandra read model)', ok: r.status === 0, value: summary || `exit ${r.status}`, details: r.status === 0 ? [] : [(r.stdout ?? '').slice(-2000), (r.stderr ?? '').slice(-1000)] };
+}
+
+export function formatReport(r: ChaosReport): string {
+  const lines: string[] = [];
+  const row = (a: string, b: string): void => void lines.push(`  ${a.padEnd(64)} ${b}`);
+  lines.push('', `CHAOS seed=${r.seed} profile=${r.profile.name} storm=${r.profile.stormSeconds}s duration=${r.duration_s}s`);
+  lines.push('faults injected:');
+  for (const f of r.faults) row(`+${f.at_s}s ${f.fault}`, f.error ? `FAILED: ${f.error}` : `recovered in ${f.recovery_s}s${f.detail ? ` (${f.detail})` : ''}`);
+  for (const u of r.unexpected_exits) row('unexpected exit', u);
+  lines.push('checkouts:');
+  row('carts created / checkouts attempted / accepted', `${r.storm.carts} / ${r.storm.attempted} / ${r.storm.accepted}`);
+  row('requests retried (instance down, paused, 5xx) / abandoned', `${r.storm.retried} / ${r.storm.abandoned}`);
+  row('refused answers', JSON.stringify(r.storm.refused));
+  row('price changes during the storm', String(r.storm.priceChanges));
+  lines.push('outcomes:');
+  for (const [k, v] of Object.entries(r.outcomes).sort()) row(k, String(v));
+  row('checkout → terminal p50 / p99 / max', `${r.checkout_to_terminal_s.p50} / ${r.checkout_to_terminal_s.p99} / ${r.checkout_to_terminal_s.max} s`);
+  lines.push('invariants:');
+  for (const i of r.invariants) {
+    row(`${i.ok ? 'PASS' : 'FAIL'} ${i.name}`, i.value);
+    if (!i.ok) for (const d of i.details.slice(0, 5)) lines.push(`       ${JSON.stringify(d).slice(0, 400)}`);
+  }
+  lines.push(r.ok ? 'CHAOS: every invariant holds' : 'CHAOS: INVARIANTS VIOLATED', '');
+  return lines.join('\n');
+}
+
+const round1 = (n: number): number => Math.round(n * 10) / 10;
