@@ -1,5 +1,6 @@
 /**
  * `npm run chaos [-- --profile short|long] [--seed N] [--out file.json] [--keep-infra] [--no-build] [--dist dir]`
+ * `npm run chaos -- --stop-infra` stops the servers a `--keep-infra` run left running.
  *
  * Builds the service bundles (Nx cache), starts private servers, runs the seeded checkout storm
  * with the fault plan, prints the table and exits 0 only when every invariant holds. The same seed
@@ -9,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ROOT } from '../stack';
+import { ChaosInfra } from './infra';
 import { PROFILES, Profile } from './plan';
 import { runChaos } from './run';
 
@@ -18,6 +20,11 @@ function arg(name: string): string | undefined {
 }
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--stop-infra')) {
+    // the servers a run started with --keep-infra
+    await new ChaosInfra(ROOT, (line) => process.stdout.write(`${line}\n`)).down();
+    return 0;
+  }
   const profileName = arg('profile') ?? 'short';
   if (!(profileName in PROFILES)) throw new Error(`--profile must be one of ${Object.keys(PROFILES).join('|')}, got ${profileName}`);
   const base = PROFILES[profileName as Profile['name']];

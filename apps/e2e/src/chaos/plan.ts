@@ -18,6 +18,12 @@ export type Fault =
   /** Publish `count` unparseable messages onto a topic: each must end in its DLQ (the explained entries). */
   | { readonly kind: 'poison'; readonly topic: 'commands' | 'checkout'; readonly count: number };
 
+/**
+ * Kafka consumer session timeout of the services in a chaos run (KAFKA_SESSION_TIMEOUT_MS): short, so a
+ * killed member leaves its group in seconds; a pause lasts longer than this, so the group rebalances.
+ */
+export const SESSION_TIMEOUT_MS = 10_000;
+
 export interface PlannedFault {
   /** Seconds after the storm started. */
   readonly at: number;
@@ -32,13 +38,13 @@ export interface Profile {
   readonly concurrency: number;
   /** How many times each kind of fault is injected. */
   readonly rounds: number;
-  /** SIGSTOP length: beyond the consumers' session timeout (30 s) so the group rebalances. */
+  /** SIGSTOP length: beyond the consumers' session timeout (SESSION_TIMEOUT_MS) so the group rebalances. */
   readonly pauseMs: number;
 }
 
 export const PROFILES: Readonly<Record<Profile['name'], Profile>> = {
-  short: { name: 'short', stormSeconds: 150, concurrency: 6, rounds: 1, pauseMs: 40_000 },
-  long: { name: 'long', stormSeconds: 660, concurrency: 8, rounds: 3, pauseMs: 45_000 },
+  short: { name: 'short', stormSeconds: 120, concurrency: 6, rounds: 1, pauseMs: 2 * SESSION_TIMEOUT_MS },
+  long: { name: 'long', stormSeconds: 660, concurrency: 8, rounds: 3, pauseMs: 3 * SESSION_TIMEOUT_MS },
 };
 
 /** Service processes the plan may kill or pause (ids as the stack names its instances). */

@@ -6,7 +6,7 @@ import { waitFor } from '@mw/testing';
 import { ROOT, ServiceName, Stack } from '../stack';
 import { ChaosInfra } from './infra';
 import { checkAll, InvariantResult, ordersOf } from './invariants';
-import { describeFault, Fault, planFaults, PlannedFault, Profile } from './plan';
+import { describeFault, Fault, planFaults, PlannedFault, Profile, SESSION_TIMEOUT_MS } from './plan';
 import { Rng } from './rng';
 import { Product, sleep, Storm, StormStats, ZONES } from './storm';
 
@@ -48,6 +48,13 @@ export interface ChaosReport {
 
 const PROCESS_COUNTS = { inventory: 2, orders: 2, carts: 2, catalog: 1, 'catalog-projector': 1 } as const;
 
+/** Short consumer sessions: a killed member leaves its group in seconds (a restart need not wait 30 s for it). */
+const KAFKA_TIMEOUTS = {
+  KAFKA_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
+  KAFKA_HEARTBEAT_INTERVAL_MS: '1000',
+  KAFKA_HANDLER_TIMEOUT_MS: String(SESSION_TIMEOUT_MS / 2),
+};
+
 /** Saga deadlines of the run (orders' settings): a checkout must be terminal within their sum + the longest outage. */
 const DEADLINES_MS = { stock: 20_000, payment: 20_000, commit: 20_000, cancel: 20_000 };
 
@@ -73,7 +80,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       prefix: 'chaos',
       instances: PROCESS_COUNTS,
       env: {
+        ...Object.fromEntries(Object.keys(PROCESS_COUNTS).map((service) => [service, KAFKA_TIMEOUTS])),
         orders: {
+          ...KAFKA_TIMEOUTS,
           STOCK_HOLD_SECONDS: '60',
           SAGA_STOCK_TIMEOUT_MS: String(DEADLINES_MS.stock),
           SAGA_PAYMENT_TIMEOUT_MS: String(DEADLINES_MS.payment),
@@ -85,8 +94,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           PAYMENT_SIM_LATENCY_MAX_MS: '80',
           LOG_LEVEL: 'info',
         },
-        inventory: { LOG_LEVEL: 'info' },
-        carts: { LOG_LEVEL: 'info' },
+        inventory: { ...KAFKA_TIMEOUTS, LOG_LEVEL: 'info' },
+        carts: { ...KAFKA_TIMEOUTS, LOG_LEVEL: 'info' },
       },
     });
     const s = stack;
