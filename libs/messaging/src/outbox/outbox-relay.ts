@@ -189,14 +189,16 @@ export class OutboxRelay {
       if (!isDeterministic(e)) throw e;
     }
     let published = 0;
-    for (let i = 0; i < doc.entries.length; i++) {
-      const one: PlannedDoc = { _id: doc._id, entries: [doc.entries[i]!], records: [doc.records[i]!], bytes: 0 };
+    for (const [i, entry] of doc.entries.entries()) {
+      const record = doc.records[i];
+      if (!record) break;
+      const one: PlannedDoc = { _id: doc._id, entries: [entry], records: [record], bytes: 0 };
       await this.ensureSender();
       try {
         published += await this.sendAndRemove(coll, [one]);
       } catch (e) {
         if (!isDeterministic(e)) throw e;
-        await this.park(coll, [{ _id: doc._id, entry: doc.entries[i]!, code: 'MESSAGING.PUBLISH_REJECTED', reason: `${kafkaErrorTypes(e)[0] ?? 'rejected'}: ${(e as Error).message}` }]);
+        await this.park(coll, [{ _id: doc._id, entry, code: 'MESSAGING.PUBLISH_REJECTED', reason: `${kafkaErrorTypes(e)[0] ?? 'rejected'}: ${(e as Error).message}` }]);
         break; // the later entries of this document wait behind the parked one
       }
     }

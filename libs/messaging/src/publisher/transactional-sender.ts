@@ -1,5 +1,4 @@
 import { Kafka, Partitioners, Producer } from 'kafkajs';
-import { OutgoingMessage } from '@mw/contracts';
 
 export interface TransactionalSenderOptions {
   /** How long the broker keeps a transaction open before aborting it (kafkajs transactionTimeout). */
