@@ -35,6 +35,7 @@ export class CategoriesController {
   @Patch(':slug')
   @ApiOperation({ summary: 'Rename (descendants\u2019 breadcrumbs follow)' })
   @ApiBody({ schema: openApi(RenameCategoryBody) })
+  @ApiResponse({ status: 409, description: 'CATALOG.CONCURRENT_MODIFICATION' })
   rename(@Param('slug') slug: string, @Body() body: unknown): Promise<Category> {
     return this.categories.rename(slugParam(slug), validate(RenameCategoryBody, body, 'body').name);
   }
@@ -43,7 +44,11 @@ export class CategoriesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Move the subtree under another parent; descendants and their products follow' })
   @ApiBody({ schema: openApi(MoveCategoryBody) })
-  @ApiResponse({ status: 409, description: 'CATALOG.MOVE_INTO_OWN_SUBTREE' })
+  @ApiResponse({
+    status: 409,
+    description:
+      'CATALOG.MOVE_INTO_OWN_SUBTREE; CATALOG.MOVE_IN_PROGRESS (another move holds the tree, retry later); CATALOG.CONCURRENT_MODIFICATION',
+  })
   move(@Param('slug') slug: string, @Body() body: unknown): Promise<Category> {
     return this.categories.move(slugParam(slug), validate(MoveCategoryBody, body, 'body').parent_id);
   }
@@ -51,7 +56,7 @@ export class CategoriesController {
   @Delete(':slug')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete an empty category' })
-  @ApiResponse({ status: 409, description: 'CATALOG.CATEGORY_NOT_EMPTY' })
+  @ApiResponse({ status: 409, description: 'CATALOG.CATEGORY_NOT_EMPTY; CATALOG.CONCURRENT_MODIFICATION' })
   delete(@Param('slug') slug: string): Promise<void> {
     return this.categories.delete(slugParam(slug));
   }

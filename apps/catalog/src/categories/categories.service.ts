@@ -54,13 +54,20 @@ export class CategoriesService implements OnApplicationBootstrap, OnApplicationS
     private readonly repo: CategoriesRepository,
     private readonly reparenter: ProductsReparenter,
     @Inject(LOGGER) private readonly logger: Logger,
-    @Optional() @Inject(CATALOG_CONFIG) config?: Pick<CatalogConfig, 'CATALOG_MOVE_LEASE_MS' | 'CATALOG_MOVE_SWEEP_MS'>,
+    @Optional()
+    @Inject(CATALOG_CONFIG)
+    config?: Pick<CatalogConfig, 'CATALOG_MOVE_LEASE_MS' | 'CATALOG_MOVE_SWEEP_MS'>,
   ) {
     this.moveOptions = {
       leaseMs: config?.CATALOG_MOVE_LEASE_MS ?? 15_000,
       sweepMs: config?.CATALOG_MOVE_SWEEP_MS ?? 5_000,
     };
-    this.sweep = new Periodic('category-move-sweep', this.moveOptions.sweepMs, () => this.resumeStaleMoves(), logger);
+    this.sweep = new Periodic(
+      'category-move-sweep',
+      this.moveOptions.sweepMs,
+      () => this.resumeStaleMoves(),
+      logger,
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -118,7 +125,9 @@ export class CategoriesService implements OnApplicationBootstrap, OnApplicationS
         { ...toSnapshot(next), previous_name: c.name },
         outgoingTrace(),
       );
-      return (await this.repo.update(c, { name }, [event], new Date())) ? { before: c, after: next } : undefined;
+      return (await this.repo.update(c, { name }, [event], new Date()))
+        ? { before: c, after: next }
+        : undefined;
     });
     if (before === after) return after;
     const n = await this.repo.renameInDescendants(before.id, name);
@@ -152,8 +161,11 @@ export class CategoriesService implements OnApplicationBootstrap, OnApplicationS
    */
   async resumeStaleMoves(): Promise<number> {
     let n = 0;
-    for (let m = await this.repo.moves.takeOverStale(this.owner, this.moveOptions.leaseMs); m; ) {
-      this.logger.warn({ move: m.id, category: m.category_id, parent: m.parent_id }, 'resuming an interrupted category move');
+    for (let m = await this.repo.moves.takeOverStale(this.owner, this.moveOptions.leaseMs); m;) {
+      this.logger.warn(
+        { move: m.id, category: m.category_id, parent: m.parent_id },
+        'resuming an interrupted category move',
+      );
       await this.runMove(m, m.category_id).catch((e: unknown) =>
         this.logger.error({ move: m?.id, err: (e as Error).message }, 'resumed category move failed'),
       );
@@ -187,7 +199,10 @@ export class CategoriesService implements OnApplicationBootstrap, OnApplicationS
     const products = await this.reparenter.reparent([moved, ...descendants]);
     await step('products');
     await this.repo.moves.finish(m.id, 'done', 'moved');
-    this.logger.info({ move: m.id, category: moved.id, descendants: descendants.length, products }, 'category subtree moved');
+    this.logger.info(
+      { move: m.id, category: moved.id, descendants: descendants.length, products },
+      'category subtree moved',
+    );
     return moved;
   }
 
@@ -241,8 +256,10 @@ export class CategoriesService implements OnApplicationBootstrap, OnApplicationS
   async delete(slug: string): Promise<void> {
     await this.retryingConflicts(`category "${slug}"`, async () => {
       const c = await this.mustGet(slug);
-      if (await this.repo.hasChildren(c.id)) throw CatalogErrors.categoryNotEmpty(slug, 'it has sub-categories');
-      if ((await this.reparenter.countIn(c.id)) > 0) throw CatalogErrors.categoryNotEmpty(slug, 'it has products');
+      if (await this.repo.hasChildren(c.id))
+        throw CatalogErrors.categoryNotEmpty(slug, 'it has sub-categories');
+      if ((await this.reparenter.countIn(c.id)) > 0)
+        throw CatalogErrors.categoryNotEmpty(slug, 'it has products');
       const event = createMessage(
         'catalog.categories.v1',
         'CategoryDeleted',

@@ -50,7 +50,17 @@ describe('category move killed half-way', () => {
 
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', join(__dirname, '../test/move-child.ts'), env.mongoUrl, name, 'phones', gadgets.id, String(LEASE_MS), '150'],
+      [
+        '--import',
+        'tsx',
+        join(__dirname, '../test/move-child.ts'),
+        env.mongoUrl,
+        name,
+        'phones',
+        gadgets.id,
+        String(LEASE_MS),
+        '150',
+      ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
         cwd: join(__dirname, '../../../..'),
@@ -61,7 +71,11 @@ describe('category move killed half-way', () => {
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     const exited = new Promise((r) => child.on('exit', r));
-    await waitFor(async () => (out.match(/step descendant:/g) ?? []).length >= 5, 60_000, 'five descendants rebased');
+    await waitFor(
+      async () => (out.match(/step descendant:/g) ?? []).length >= 5,
+      60_000,
+      'five descendants rebased',
+    );
     process.kill(-child.pid!, 'SIGKILL');
     await exited;
     expect(out).not.toContain('move-done');

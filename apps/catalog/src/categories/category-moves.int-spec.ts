@@ -59,7 +59,12 @@ describe('concurrent category moves', () => {
         return svc.move(pick(slugs), target);
       });
       for (const r of await Promise.allSettled(moves)) {
-        const key = r.status === 'fulfilled' ? 'moved' : r.reason instanceof AppError ? r.reason.code : String(r.reason);
+        const key =
+          r.status === 'fulfilled'
+            ? 'moved'
+            : r.reason instanceof AppError
+              ? r.reason.code
+              : String(r.reason);
         outcomes[key] = (outcomes[key] ?? 0) + 1;
       }
     }

@@ -55,7 +55,12 @@ export class MoveJournal {
   }
 
   /** Takes the tree's move slot; null while another move is pending. */
-  async begin(categoryId: string, parentId: string | null, owner: string, leaseMs: number): Promise<PendingMove | null> {
+  async begin(
+    categoryId: string,
+    parentId: string | null,
+    owner: string,
+    leaseMs: number,
+  ): Promise<PendingMove | null> {
     const now = new Date();
     const doc: MoveDoc = {
       _id: new ObjectId(),

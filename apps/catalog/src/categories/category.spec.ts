@@ -79,7 +79,15 @@ describe('category tree rules', () => {
     it('walks up the parents, root first; a cycle or a missing parent is reported', () => {
       const byId = new Map([electronics, phones, smartphones, android].map((c) => [c.id, c]));
       expect(walkUp(byId, 'a')).toEqual(['e', 'p', 's']);
-      expect(walkUp(new Map([['x', { id: 'x', parent_id: 'y' }], ['y', { id: 'y', parent_id: 'x' }]]), 'x')).toBe('cycle');
+      expect(
+        walkUp(
+          new Map([
+            ['x', { id: 'x', parent_id: 'y' }],
+            ['y', { id: 'y', parent_id: 'x' }],
+          ]),
+          'x',
+        ),
+      ).toBe('cycle');
       expect(walkUp(new Map([['x', { id: 'x', parent_id: 'gone' }]]), 'x')).toBe('broken');
     });
 
@@ -93,8 +101,16 @@ describe('category tree rules', () => {
 
     it('compares ancestries by id, slug and name', () => {
       expect(sameAncestors(android.ancestors, [...android.ancestors])).toBe(true);
-      expect(sameAncestors(android.ancestors, [refOf(electronics), refOf(laptops), refOf(smartphones)])).toBe(false);
-      expect(sameAncestors(android.ancestors, [refOf(electronics), { ...refOf(phones), name: 'x' }, refOf(smartphones)])).toBe(false);
+      expect(sameAncestors(android.ancestors, [refOf(electronics), refOf(laptops), refOf(smartphones)])).toBe(
+        false,
+      );
+      expect(
+        sameAncestors(android.ancestors, [
+          refOf(electronics),
+          { ...refOf(phones), name: 'x' },
+          refOf(smartphones),
+        ]),
+      ).toBe(false);
     });
 
     it('backs off 50 → 800 ms between attempts to take the move slot', () => {

@@ -112,7 +112,10 @@ export function buildTree(categories: readonly Category[]): CategoryTreeNode[] {
 
 /** Same ancestry: the same categories in the same order, with the same slugs and names. */
 export function sameAncestors(a: readonly AncestorRef[], b: readonly AncestorRef[]): boolean {
-  return a.length === b.length && a.every((x, i) => x.id === b[i]?.id && x.slug === b[i]?.slug && x.name === b[i]?.name);
+  return (
+    a.length === b.length &&
+    a.every((x, i) => x.id === b[i]?.id && x.slug === b[i]?.slug && x.name === b[i]?.name)
+  );
 }
 
 /**
@@ -146,7 +149,10 @@ export function treeInconsistencies(categories: readonly Category[]): { id: stri
     const walk = walkUp(byId, c.id);
     if (walk === 'cycle' || walk === 'broken') out.push({ id: c.id, problem: walk });
     else if (walk.join('/') !== c.ancestors.map((a) => a.id).join('/'))
-      out.push({ id: c.id, problem: `ancestors ${c.ancestors.map((a) => a.id).join('/')} ≠ parents ${walk.join('/')}` });
+      out.push({
+        id: c.id,
+        problem: `ancestors ${c.ancestors.map((a) => a.id).join('/')} ≠ parents ${walk.join('/')}`,
+      });
   }
   return out;
 }

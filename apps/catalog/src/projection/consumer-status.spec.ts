@@ -1,6 +1,7 @@
 import { ConsumerSignal, ConsumerStatus, isReady, nextStatus } from './consumer-status';
 
-const run = (signals: ConsumerSignal[]): ConsumerStatus => signals.reduce(nextStatus, 'starting' as ConsumerStatus);
+const run = (signals: ConsumerSignal[]): ConsumerStatus =>
+  signals.reduce(nextStatus, 'starting' as ConsumerStatus);
 
 describe('projector consumer status', () => {
   it('is ready only once the group joined', () => {
@@ -18,7 +19,9 @@ describe('projector consumer status', () => {
   it('a crash without restart stays not ready for good', () => {
     const dead = run([{ kind: 'joined' }, { kind: 'stopped' }, { kind: 'crashed', restart: false }]);
     expect(dead).toBe('crashed');
-    expect(run([{ kind: 'crashed', restart: false }, { kind: 'stopped' }, { kind: 'joined' }])).toBe('crashed');
+    expect(run([{ kind: 'crashed', restart: false }, { kind: 'stopped' }, { kind: 'joined' }])).toBe(
+      'crashed',
+    );
   });
 
   it('a stopped consumer is not ready', () => {

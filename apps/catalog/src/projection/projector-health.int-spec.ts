@@ -11,7 +11,11 @@ import { startStack, Stack } from '../e2e/harness';
 describe('projector readiness follows its consumer', () => {
   const env = testEnv();
   const topic = `catalog.products.v1.health-${uniqueName('t').toLowerCase()}`;
-  const kafka = new Kafka({ clientId: 'projector-health-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: 'projector-health-test',
+    brokers: env.kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+  });
   let s: Stack;
 
   beforeAll(async () => {
@@ -43,13 +47,19 @@ describe('projector readiness follows its consumer', () => {
     await admin.deleteTopics({ topics: [topic] });
     await admin.disconnect();
 
-    await waitFor(async () => (await ready()) === 503, 90_000, 'projector readiness 503 after its consumer crashed');
+    await waitFor(
+      async () => (await ready()) === 503,
+      90_000,
+      'projector readiness 503 after its consumer crashed',
+    );
     const body = (await (await fetch(`${s.projectorUrl}/health/ready`)).json()) as {
       checks: Record<string, { status: string; error?: string }>;
     };
     expect(body.checks['projector-consumer']).toMatchObject({ status: 'down' });
     expect(await metric('catalog_projector_consumer_up ')).toBe('catalog_projector_consumer_up 0');
-    expect(await metric('catalog_projector_consumer_crashes_total')).toMatch(/crashes_total\{restart="(true|false)"\} [1-9]/);
+    expect(await metric('catalog_projector_consumer_crashes_total')).toMatch(
+      /crashes_total\{restart="(true|false)"\} [1-9]/,
+    );
     // Liveness stays up: the process answers, it just projects nothing.
     expect((await fetch(`${s.projectorUrl}/health`)).status).toBe(200);
   });

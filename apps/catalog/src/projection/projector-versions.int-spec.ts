@@ -88,7 +88,9 @@ describe('projector versions: no resurrection, no orphan rows', () => {
   const card = async (id: string) =>
     (await cass.execute('SELECT * FROM products_by_id WHERE product_id = ?', [id], { prepare: true })).rows;
   const listedIn = async (id: string): Promise<string[]> =>
-    (await cass.execute('SELECT category_id, product_id FROM products_by_category', [], { fetchSize: 5000 })).rows
+    (
+      await cass.execute('SELECT category_id, product_id FROM products_by_category', [], { fetchSize: 5000 })
+    ).rows
       .filter((r) => r['product_id'] === id)
       .map((r) => r['category_id'] as string)
       .sort();

@@ -40,7 +40,8 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     const before = this.status;
     this.status = nextStatus(this.status, s);
     this.metrics.consumerUp.set(isReady(this.status) ? 1 : 0);
-    if (before !== this.status) this.logger.info({ from: before, to: this.status }, 'projector consumer status');
+    if (before !== this.status)
+      this.logger.info({ from: before, to: this.status }, 'projector consumer status');
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,4 +1,12 @@
-import { bucketOf, decide, planFor, ProductEvent, SeenVersion, SnapshotLike, writeTimestamp } from './read-model';
+import {
+  bucketOf,
+  decide,
+  planFor,
+  ProductEvent,
+  SeenVersion,
+  SnapshotLike,
+  writeTimestamp,
+} from './read-model';
 
 const snap: SnapshotLike = {
   product_id: '65f0000000000000000000a1',
@@ -89,7 +97,10 @@ describe('read-model projection rules', () => {
 
     it('refuses duplicates, older snapshots and anything at or below a delete', () => {
       const e: ProductEvent = { type: 'ProductUpdated', payload: snap };
-      expect(decide(e, 8, seen(2, false, snap.ancestors))).toMatchObject({ apply: false, reason: 'duplicate' });
+      expect(decide(e, 8, seen(2, false, snap.ancestors))).toMatchObject({
+        apply: false,
+        reason: 'duplicate',
+      });
       expect(decide(e, 8, seen(5, false, snap.ancestors))).toMatchObject({ apply: false, reason: 'stale' });
       expect(decide(e, 8, seen(3, true, []))).toMatchObject({ apply: false, reason: 'after-delete' });
     });
@@ -101,22 +112,34 @@ describe('read-model projection rules', () => {
       };
       const d = decide(e, 8, seen(2, false, ['electronics', 'phones', 'android']));
       expect(d.apply && d.plan.deleteRows.map((r) => r.category_id)).toEqual(['android']);
-      expect(d.apply && d.plan.upsertRows.map((r) => r.category_id)).toEqual(['electronics', 'phones', 'ios']);
+      expect(d.apply && d.plan.upsertRows.map((r) => r.category_id)).toEqual([
+        'electronics',
+        'phones',
+        'ios',
+      ]);
     });
 
     it('a delete records a deleted version with no listing', () => {
       const d = decide(
         {
           type: 'ProductDeleted',
-          payload: { product_id: snap.product_id, version: 3, ancestors: ['gadgets'], created_at: snap.created_at },
+          payload: {
+            product_id: snap.product_id,
+            version: 3,
+            ancestors: ['gadgets'],
+            created_at: snap.created_at,
+          },
         },
         8,
         seen(2, false, snap.ancestors),
       );
       expect(d.apply && d.plan.seen).toMatchObject({ version: 3, deleted: true, ancestors: [] });
-      expect(d.apply && d.plan.deleteRows.map((r) => r.category_id).sort()).toEqual(
-        ['android', 'electronics', 'gadgets', 'phones'],
-      );
+      expect(d.apply && d.plan.deleteRows.map((r) => r.category_id).sort()).toEqual([
+        'android',
+        'electronics',
+        'gadgets',
+        'phones',
+      ]);
     });
   });
 });

@@ -68,7 +68,11 @@ export interface SeenVersion {
 
 export type Decision =
   | { readonly apply: true; readonly plan: ProjectionPlan }
-  | { readonly apply: false; readonly reason: 'duplicate' | 'stale' | 'after-delete'; readonly seen: SeenVersion };
+  | {
+      readonly apply: false;
+      readonly reason: 'duplicate' | 'stale' | 'after-delete';
+      readonly seen: SeenVersion;
+    };
 
 /** Microseconds: creation time in ms × 1000 + version. Monotonic in version for one product. */
 export function writeTimestamp(createdAt: Date, version: number): bigint {

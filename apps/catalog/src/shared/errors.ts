@@ -24,10 +24,7 @@ export const CatalogErrors = {
       `category "${slug}" was not moved: another category move is in progress; retry later`,
     ),
   concurrentModification: (what: string) =>
-    AppError.conflict(
-      'CATALOG.CONCURRENT_MODIFICATION',
-      `${what} kept changing concurrently; retry later`,
-    ),
+    AppError.conflict('CATALOG.CONCURRENT_MODIFICATION', `${what} kept changing concurrently; retry later`),
   categoryNotEmpty: (slug: string, why: string) =>
     AppError.conflict('CATALOG.CATEGORY_NOT_EMPTY', `category "${slug}" is not empty: ${why}`),
   treeTooDeep: (depth: number) =>

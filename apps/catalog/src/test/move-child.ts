@@ -8,7 +8,12 @@ import { catalogOn } from './move-kit';
 
 async function main(): Promise<void> {
   const [mongoUrl, dbName, slug, parentId, leaseMs, stepDelayMs] = process.argv.slice(2) as [
-    string, string, string, string, string, string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
   ];
   const client = await createMongoClient(mongoUrl).connect();
   const { categories } = catalogOn(client.db(dbName), { leaseMs: Number(leaseMs), sweepMs: 60_000 });

@@ -12,10 +12,15 @@ import { PRODUCTS, ProductDoc } from '../shared/catalog-db';
 export function catalogOn(db: Db, move: { leaseMs: number; sweepMs: number }) {
   const repo = new CategoriesRepository(db);
   const prodRepo = new ProductsRepository(db);
-  const categories = new CategoriesService(repo, new ProductsReparenter(prodRepo), pino({ level: 'silent' }), {
-    CATALOG_MOVE_LEASE_MS: move.leaseMs,
-    CATALOG_MOVE_SWEEP_MS: move.sweepMs,
-  });
+  const categories = new CategoriesService(
+    repo,
+    new ProductsReparenter(prodRepo),
+    pino({ level: 'silent' }),
+    {
+      CATALOG_MOVE_LEASE_MS: move.leaseMs,
+      CATALOG_MOVE_SWEEP_MS: move.sweepMs,
+    },
+  );
   return { repo, categories, products: new ProductsService(prodRepo, repo) };
 }
 
