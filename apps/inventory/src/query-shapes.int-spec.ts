@@ -45,6 +45,9 @@ describe('inventory query shapes on mongod', () => {
     const ops = await profiler.operations();
     const shapes = new Set(ops.map((o) => `${o.collection} ${o.op} ${o.shape}`));
     expect(shapes.size).toBeGreaterThanOrEqual(12); // the paths above really ran
+    // The ledger check's sales reads (committed reservations per product/zone) ran and are among them.
+    const sales = ops.filter((o) => o.collection === 'reservations' && o.planSummary.includes('IXSCAN { lines.product_id: 1, zone: 1, pending: 1 }'));
+    expect(new Set(sales.map((o) => o.op))).toEqual(new Set(['aggregate', 'query']));
     expect(unindexedShapes(ops)).toEqual([]);
     expect(ops.filter((o) => o.member !== profiler.primary).map((o) => `${o.member} ${o.collection} ${o.op} ${o.shape}`)).toEqual([]);
   });

@@ -34,10 +34,11 @@ export class ReservationsRepository {
     const opts = { readPreference: ReadPreference.primary, ...(session ? { session } : {}) };
     const match = { 'lines.product_id': productId, zone, status: 'committed' as const };
     const [sum] = await this.coll
-      .aggregate<{ units: number }>([{ $match: match }, { $unwind: '$lines' }, { $match: { 'lines.product_id': productId } }, { $group: { _id: null, units: { $sum: '$lines.qty' } } }], opts)
+      .aggregate<{ units: number }>([{ $match: match }, { $unwind: '$lines' }, { $match: { 'lines.product_id': productId } }, { $group: { _id: null, units: { $sum: '$lines.qty' } } }], { ...opts, hint: 'committed_lines' })
       .toArray();
     const applying = await this.coll
-      .find({ ...match, pending: 'commit' }, { ...opts, projection: { lines: { $elemMatch: { product_id: productId } } } })
+      // Hinted: `pending_work` would also answer, but scans the pending commits of every product.
+      .find({ ...match, pending: 'commit' }, { ...opts, hint: 'committed_lines', projection: { lines: { $elemMatch: { product_id: productId } } } })
       .toArray();
     return { units: sum?.units ?? 0, applying: applying.map((d) => ({ order_id: d._id, qty: d.lines[0]?.qty ?? 0 })) };
   }
@@ -124,7 +125,8 @@ export class ReservationsRepository {
   }
 
   expiredReserved(now: Date, limit: number): Promise<ReservationDoc[]> {
-    return this.coll.find({ status: 'reserved', expires_at: { $lte: now } }, { ...primary, projection: { _outbox: 0 } }).limit(limit).toArray();
+    // Hinted (here and below): with few documents the planner may pick the other `status_*` index and scan every order of the status.
+    return this.coll.find({ status: 'reserved', expires_at: { $lte: now } }, { ...primary, hint: 'status_expiry', projection: { _outbox: 0 } }).limit(limit).toArray();
   }
 
   stalePending(before: Date, limit: number): Promise<ReservationDoc[]> {
@@ -132,6 +134,6 @@ export class ReservationsRepository {
   }
 
   staleReserving(before: Date, limit: number): Promise<ReservationDoc[]> {
-    return this.coll.find({ status: 'reserving', updated_at: { $lt: before } }, { ...primary, projection: { _outbox: 0 } }).limit(limit).toArray();
+    return this.coll.find({ status: 'reserving', updated_at: { $lt: before } }, { ...primary, hint: 'status_updated', projection: { _outbox: 0 } }).limit(limit).toArray();
   }
 }
