@@ -78,7 +78,7 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     });
     await consumer.run({
       partitionsConsumedConcurrently: this.config.PROJECTOR_PARTITIONS_CONCURRENTLY,
-      eachMessage: async ({ topic, partition, message }) => {
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
         await this.runner.run(
           PRODUCTS_TOPIC,
           {
@@ -88,6 +88,8 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
             key: message.key,
             value: message.value,
             headers: message.headers,
+            // Keeps the partition while the runner waits out a Cassandra outage (ADR 0004).
+            heartbeat,
           },
           (e) => this.projector.apply(e),
         );
