@@ -18,7 +18,9 @@ async function main(): Promise<void> {
   const [topic, ...rest] = process.argv.slice(2);
   const group = option(rest, '--group');
   if (!topic || !isTopicName(topic) || !group || group.startsWith('--')) {
-    console.error(`usage: npm run dlq:redrive -- <topic> --group <consumer-group> [--max N]\ntopics: ${topicNames.join(', ')}`);
+    console.error(
+      `usage: npm run dlq:redrive -- <topic> --group <consumer-group> [--max N]\ntopics: ${topicNames.join(', ')}`,
+    );
     process.exit(2);
   }
   const maxText = option(rest, '--max');
@@ -29,8 +31,16 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: 'info' });
   const brokers = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:19092').split(',');
-  const result = await redrive({ kafka: createKafka({ brokers, clientId: 'redrive', logger }), topic, group, logger, max });
-  console.log(`moved ${result.moved} message(s) of group ${group} from ${result.dlq} back to ${topic} (passed over ${result.passed} of other groups)`);
+  const result = await redrive({
+    kafka: createKafka({ brokers, clientId: 'redrive', logger }),
+    topic,
+    group,
+    logger,
+    max,
+  });
+  console.log(
+    `moved ${result.moved} message(s) of group ${group} from ${result.dlq} back to ${topic} (passed over ${result.passed} of other groups)`,
+  );
 }
 
 main().catch((e: unknown) => {

@@ -62,8 +62,18 @@ describe('ConsumerRunner failure handling (real Kafka, real MongoDB)', () => {
     await mongo.close();
   });
 
-  async function member(groupId: string, topic: string, onRecord: Parameters<Consumer['run']>[0]): Promise<{ consumer: Consumer; joins: () => number }> {
-    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, sessionTimeout: 6000, heartbeatInterval: 1000, rebalanceTimeout: 30_000 });
+  async function member(
+    groupId: string,
+    topic: string,
+    onRecord: Parameters<Consumer['run']>[0],
+  ): Promise<{ consumer: Consumer; joins: () => number }> {
+    const consumer = kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: 6000,
+      heartbeatInterval: 1000,
+      rebalanceTimeout: 30_000,
+    });
     consumers.push(consumer);
     let joins = 0;
     consumer.on(consumer.events.GROUP_JOIN, () => void joins++);
@@ -78,50 +88,93 @@ describe('ConsumerRunner failure handling (real Kafka, real MongoDB)', () => {
     await ensureTopics(kafka, [topic], 1);
     const health = new HealthRegistry();
     const registry = new Registry();
-    const runner = new ConsumerRunner(publisher, logger, 'outage-test', registry, { attempts: 3, initialBackoffMs: 50, maxBackoffMs: 400, handlerTimeoutMs: 4000, heartbeatEveryMs: 300 });
+    const runner = new ConsumerRunner(publisher, logger, 'outage-test', registry, {
+      attempts: 3,
+      initialBackoffMs: 50,
+      maxBackoffMs: 400,
+      handlerTimeoutMs: 4000,
+      heartbeatEveryMs: 300,
+    });
     runners.push(runner);
     health.register(runner.readiness);
-    const down = createMongoClient(`mongodb://127.0.0.1:${await closedPort()}/?directConnection=true`, { serverSelectionTimeoutMS: 300 });
+    const down = createMongoClient(`mongodb://127.0.0.1:${await closedPort()}/?directConnection=true`, {
+      serverSelectionTimeoutMS: 300,
+    });
     let outage = true;
     let attempts = 0;
     const errors = new Set<string>();
     const { joins } = await member(uniqueName('outage'), topic, {
       eachMessage: async ({ topic: t, partition, message, heartbeat }) => {
-        await runner.run('inventory.commands.v1', { topic: t, partition, offset: message.offset, key: message.key, value: message.value, headers: message.headers, heartbeat }, async (e) => {
-          attempts++;
-          const db = (outage ? down : mongo).db(dbName);
-          try {
-            await db.collection('released').insertOne({ order_id: e.payload.order_id, at: new Date() });
-          } catch (err) {
-            errors.add((err as Error).name);
-            throw err;
-          }
-        });
+        await runner.run(
+          'inventory.commands.v1',
+          {
+            topic: t,
+            partition,
+            offset: message.offset,
+            key: message.key,
+            value: message.value,
+            headers: message.headers,
+            heartbeat,
+          },
+          async (e) => {
+            attempts++;
+            const db = (outage ? down : mongo).db(dbName);
+            try {
+              await db.collection('released').insertOne({ order_id: e.payload.order_id, at: new Date() });
+            } catch (err) {
+              errors.add((err as Error).name);
+              throw err;
+            }
+          },
+        );
       },
     });
     await waitFor(async () => joins() >= 1, 30_000, 'member joined');
 
-    await publisher.publish({ ...createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: oid(1) }, trace), topic } as never);
+    await publisher.publish({
+      ...createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: oid(1) }, trace),
+      topic,
+    } as never);
     const started = Date.now();
     // Longer than the old budget (5 attempts) and than the session timeout (6 s).
-    await waitFor(async () => attempts >= 10 && Date.now() - started > 8000, 60_000, 'the outage outlasting the retry budget and the session');
+    await waitFor(
+      async () => attempts >= 10 && Date.now() - started > 8000,
+      60_000,
+      'the outage outlasting the retry budget and the session',
+    );
     // Real driver errors: server selection fails; the client that failed to connect then reports its topology closed.
     expect(errors.has('MongoServerSelectionError')).toBe(true);
-    expect([...errors].filter((n) => n !== 'MongoServerSelectionError' && n !== 'MongoTopologyClosedError')).toEqual([]);
+    expect(
+      [...errors].filter((n) => n !== 'MongoServerSelectionError' && n !== 'MongoTopologyClosedError'),
+    ).toEqual([]);
     const during = await health.run();
     expect(during.ready).toBe(false);
     expect(during.checks['kafka-consumer']?.error).toMatch(/waiting for a dependency/);
-    expect(await registry.getSingleMetricAsString('kafka_consumer_partitions_waiting')).toMatch(/kafka_consumer_partitions_waiting 1/);
+    expect(await registry.getSingleMetricAsString('kafka_consumer_partitions_waiting')).toMatch(
+      /kafka_consumer_partitions_waiting 1/,
+    );
 
     outage = false;
-    await waitFor(async () => (await mongo.db(dbName).collection('released').countDocuments({ order_id: oid(1) })) === 1, 30_000, 'handled after the outage');
+    await waitFor(
+      async () =>
+        (await mongo
+          .db(dbName)
+          .collection('released')
+          .countDocuments({ order_id: oid(1) })) === 1,
+      30_000,
+      'handled after the outage',
+    );
     await waitFor(async () => (await health.run()).ready, 10_000, 'ready again');
-    expect(await registry.getSingleMetricAsString('kafka_consumer_partitions_waiting')).toMatch(/kafka_consumer_partitions_waiting 0/);
+    expect(await registry.getSingleMetricAsString('kafka_consumer_partitions_waiting')).toMatch(
+      /kafka_consumer_partitions_waiting 0/,
+    );
     // The member kept its partition through the outage (it heartbeated while waiting): no rebalance.
     expect(joins()).toBe(1);
     // Nothing reached the dead-letter topic: a marker sent to it is the first record there.
     await publisher.sendRaw(`${topic}.dlq`, { key: 'marker', value: 'marker', headers: {} });
-    const dlq = await collectFrom(kafka, [`${topic}.dlq`], (all) => all.some((r) => r.message.key?.toString() === 'marker'));
+    const dlq = await collectFrom(kafka, [`${topic}.dlq`], (all) =>
+      all.some((r) => r.message.key?.toString() === 'marker'),
+    );
     expect(dlq.map((r) => r.message.key?.toString())).toEqual(['marker']);
     await down.close();
   }, 120_000);
@@ -148,11 +201,28 @@ describe('ConsumerRunner failure handling (real Kafka, real MongoDB)', () => {
       }
     };
     const start = async (name: string) => {
-      const runner = new ConsumerRunner(publisher, logger, groupId, undefined, { initialBackoffMs: 50, maxBackoffMs: 400, handlerTimeoutMs: 4000, heartbeatEveryMs: 300 });
+      const runner = new ConsumerRunner(publisher, logger, groupId, undefined, {
+        initialBackoffMs: 50,
+        maxBackoffMs: 400,
+        handlerTimeoutMs: 4000,
+        heartbeatEveryMs: 300,
+      });
       runners.push(runner);
       return member(groupId, topic, {
         eachMessage: async ({ topic: t, partition, message, heartbeat }) => {
-          await runner.run('inventory.commands.v1', { topic: t, partition, offset: message.offset, key: message.key, value: message.value, headers: message.headers, heartbeat }, handler(name));
+          await runner.run(
+            'inventory.commands.v1',
+            {
+              topic: t,
+              partition,
+              offset: message.offset,
+              key: message.key,
+              value: message.value,
+              headers: message.headers,
+              heartbeat,
+            },
+            handler(name),
+          );
         },
       });
     };
@@ -162,10 +232,18 @@ describe('ConsumerRunner failure handling (real Kafka, real MongoDB)', () => {
     // b's arrival makes the group rebalance: a joins again, then the group is stable.
     await waitFor(async () => b.joins() >= 1 && a.joins() >= 2, 60_000, 'both members in the group');
 
-    await publisher.publish({ ...createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: oid(2) }, trace), topic } as never);
+    await publisher.publish({
+      ...createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: oid(2) }, trace),
+      topic,
+    } as never);
     await waitFor(async () => completed >= 1, 60_000, 'the record handled');
     // Watch for longer than a session timeout: a member that lost the partition would hand it over now.
     await new Promise((r) => setTimeout(r, 9000));
-    expect({ maxActive, completed, members: [...new Set(invocations)].length, invocations: invocations.length }).toEqual({ maxActive: 1, completed: 1, members: 1, invocations: 2 });
+    expect({
+      maxActive,
+      completed,
+      members: [...new Set(invocations)].length,
+      invocations: invocations.length,
+    }).toEqual({ maxActive: 1, completed: 1, members: 1, invocations: 2 });
   }, 150_000);
 });

@@ -2,7 +2,17 @@ import { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { decodeEnvelope, dlqTopicOf, EnvelopeOf, TopicName } from '@mw/contracts';
-import { AppError, ConsumerTimeouts, defaultConsumerTimeouts, HandlerTimeoutError, HealthCheck, HealthRegistry, isInfrastructureError, kafkaActionOf, runWithTrace } from '@mw/platform';
+import {
+  AppError,
+  ConsumerTimeouts,
+  defaultConsumerTimeouts,
+  HandlerTimeoutError,
+  HealthCheck,
+  HealthRegistry,
+  isInfrastructureError,
+  kafkaActionOf,
+  runWithTrace,
+} from '@mw/platform';
 import { KafkaPublisher } from '../publisher/publisher';
 import { Membership } from './membership';
 
@@ -50,7 +60,11 @@ export const defaultRetryPolicy: RetryPolicy = {
 
 /** The policy of a service's consumer timeouts. */
 export function retryPolicyOf(timeouts: ConsumerTimeouts): RetryPolicy {
-  return { ...defaultRetryPolicy, handlerTimeoutMs: timeouts.handlerTimeoutMs, heartbeatEveryMs: Math.max(100, Math.floor(timeouts.heartbeatIntervalMs / 3)) };
+  return {
+    ...defaultRetryPolicy,
+    handlerTimeoutMs: timeouts.handlerTimeoutMs,
+    heartbeatEveryMs: Math.max(100, Math.floor(timeouts.heartbeatIntervalMs / 3)),
+  };
 }
 
 /** Set by the redrive on a record it moves back: only this consumer group handles it; every other group skips it. */
@@ -99,7 +113,9 @@ export class ConsumerRunner {
       const first = this.waiting.entries().next();
       if (first.done) return;
       const [where, w] = first.value;
-      throw new Error(`${this.waiting.size} partition(s) waiting for a dependency, ${where} for ${Date.now() - w.since} ms: ${w.error}`);
+      throw new Error(
+        `${this.waiting.size} partition(s) waiting for a dependency, ${where} for ${Date.now() - w.since} ms: ${w.error}`,
+      );
     },
   };
 
@@ -138,22 +154,52 @@ export class ConsumerRunner {
     this.stop();
   }
 
-  async run<T extends TopicName>(topic: T, record: InboundRecord, handler: (envelope: EnvelopeOf<T>, ctx: HandlerContext) => Promise<void>): Promise<Outcome> {
+  async run<T extends TopicName>(
+    topic: T,
+    record: InboundRecord,
+    handler: (envelope: EnvelopeOf<T>, ctx: HandlerContext) => Promise<void>,
+  ): Promise<Outcome> {
     const target = headerText(record.headers, REDRIVE_GROUP_HEADER);
     if (target !== undefined && target !== this.consumerGroup) {
-      this.processed.inc({ topic, type: headerText(record.headers, 'x-message-type') ?? 'unknown', outcome: 'skipped' });
+      this.processed.inc({
+        topic,
+        type: headerText(record.headers, 'x-message-type') ?? 'unknown',
+        outcome: 'skipped',
+      });
       return 'skipped';
     }
     const membership = new Membership(record.heartbeat, this.policy.heartbeatEveryMs, this.logger);
     this.active.add(membership);
     try {
       const parsed = parseJson(record.value);
-      if (!parsed.ok) return await this.deadLetter(record, membership, 'COMMON.UNPARSEABLE_MESSAGE', parsed.reason, 0, 'unknown');
+      if (!parsed.ok)
+        return await this.deadLetter(
+          record,
+          membership,
+          'COMMON.UNPARSEABLE_MESSAGE',
+          parsed.reason,
+          0,
+          'unknown',
+        );
       const decoded = decodeEnvelope(topic, parsed.value);
-      if (!decoded.ok) return await this.deadLetter(record, membership, 'COMMON.INVALID_MESSAGE', decoded.reason, 0, typeOf(parsed.value));
+      if (!decoded.ok)
+        return await this.deadLetter(
+          record,
+          membership,
+          'COMMON.INVALID_MESSAGE',
+          decoded.reason,
+          0,
+          typeOf(parsed.value),
+        );
       const envelope = decoded.envelope;
-      const trace = { correlation_id: envelope.correlation_id, causation_id: envelope.causation_id, message_id: envelope.id };
-      return await runWithTrace(trace, () => this.attemptUntilDone(topic, record, envelope, handler, membership));
+      const trace = {
+        correlation_id: envelope.correlation_id,
+        causation_id: envelope.causation_id,
+        message_id: envelope.id,
+      };
+      return await runWithTrace(trace, () =>
+        this.attemptUntilDone(topic, record, envelope, handler, membership),
+      );
     } finally {
       membership.stop();
       this.active.delete(membership);
@@ -181,7 +227,12 @@ export class ConsumerRunner {
       // The group moved on while the attempt ran: another member owns the record now.
       this.throwIfGone(membership);
       const action = kafkaActionOf(error);
-      const code = error instanceof AppError ? error.code : error instanceof HandlerTimeoutError ? 'COMMON.HANDLER_TIMEOUT' : 'COMMON.HANDLER_FAILED';
+      const code =
+        error instanceof AppError
+          ? error.code
+          : error instanceof HandlerTimeoutError
+            ? 'COMMON.HANDLER_TIMEOUT'
+            : 'COMMON.HANDLER_FAILED';
       const reason = error instanceof Error ? error.message : String(error);
       if (action === 'retry') unclassified++;
       if (action === 'dead-letter' || unclassified >= this.policy.attempts) {
@@ -191,8 +242,21 @@ export class ConsumerRunner {
       const backoff = this.backoffMs(attempt);
       if (action === 'wait') this.markWaiting(record, `${code}: ${reason}`);
       this.processed.inc({ topic, type: envelope.type, outcome: action === 'wait' ? 'waited' : 'retried' });
-      const log = { topic, partition: record.partition, offset: record.offset, attempt, backoff_ms: backoff, code, err: reason };
-      this.logger.warn(log, action === 'wait' ? 'dependency unavailable, holding the partition until it is back' : 'handler failed, retrying');
+      const log = {
+        topic,
+        partition: record.partition,
+        offset: record.offset,
+        attempt,
+        backoff_ms: backoff,
+        code,
+        err: reason,
+      };
+      this.logger.warn(
+        log,
+        action === 'wait'
+          ? 'dependency unavailable, holding the partition until it is back'
+          : 'handler failed, retrying',
+      );
       await membership.sleep(backoff);
     }
   }
@@ -212,7 +276,9 @@ export class ConsumerRunner {
         (error: unknown) => ({ ok: false, error }) as const,
       );
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), this.policy.handlerTimeoutMs)));
+    const deadline = new Promise<'deadline'>(
+      (resolve) => (timer = setTimeout(() => resolve('deadline'), this.policy.handlerTimeoutMs)),
+    );
     try {
       const first = await Promise.race([work, deadline]);
       if (first !== 'deadline') return first;
@@ -221,12 +287,22 @@ export class ConsumerRunner {
     }
     const timeout = new HandlerTimeoutError(this.policy.handlerTimeoutMs);
     controller.abort(timeout);
-    this.logger.warn({ message_id: envelope.id, timeout_ms: this.policy.handlerTimeoutMs }, 'handler attempt past its deadline, aborted; waiting for it to return');
+    this.logger.warn(
+      { message_id: envelope.id, timeout_ms: this.policy.handlerTimeoutMs },
+      'handler attempt past its deadline, aborted; waiting for it to return',
+    );
     const late = await work;
     return late.ok ? late : { ok: false, error: timeout };
   }
 
-  private async deadLetter(record: InboundRecord, membership: Membership, code: string, reason: string, attempts: number, type: string): Promise<Outcome> {
+  private async deadLetter(
+    record: InboundRecord,
+    membership: Membership,
+    code: string,
+    reason: string,
+    attempts: number,
+    type: string,
+  ): Promise<Outcome> {
     const dlq = dlqTopicOf(record.topic);
     const message = {
       key: record.key,
@@ -252,19 +328,28 @@ export class ConsumerRunner {
       } catch (e) {
         if (!isInfrastructureError(e)) throw e;
         this.markWaiting(record, `dead-letter publish: ${(e as Error).message}`);
-        this.logger.warn({ topic: record.topic, offset: record.offset, dlq, err: (e as Error).message }, 'dead-letter publish failed, retrying');
+        this.logger.warn(
+          { topic: record.topic, offset: record.offset, dlq, err: (e as Error).message },
+          'dead-letter publish failed, retrying',
+        );
         await membership.sleep(this.backoffMs(n));
       }
     }
     this.waiting.delete(where(record));
     this.processed.inc({ topic: record.topic, type, outcome: 'dead-lettered' });
-    this.logger.error({ topic: record.topic, partition: record.partition, offset: record.offset, dlq, code, reason }, 'message dead-lettered');
+    this.logger.error(
+      { topic: record.topic, partition: record.partition, offset: record.offset, dlq, code, reason },
+      'message dead-lettered',
+    );
     return 'dead-lettered';
   }
 
   private throwIfGone(membership: Membership): void {
     if (membership.lost !== undefined) {
-      this.logger.warn({ err: (membership.lost as Error).message }, 'group rebalanced while a record was worked on; leaving it uncommitted to its new owner');
+      this.logger.warn(
+        { err: (membership.lost as Error).message },
+        'group rebalanced while a record was worked on; leaving it uncommitted to its new owner',
+      );
       throw membership.lost;
     }
     if (this.stopping) throw new ConsumerStoppingError();
@@ -294,7 +379,9 @@ function withoutHeader(headers: IHeaders | undefined, name: string): IHeaders {
   return out;
 }
 
-function parseJson(value: Buffer | string | null): { ok: true; value: unknown } | { ok: false; reason: string } {
+function parseJson(
+  value: Buffer | string | null,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (value === null) return { ok: false, reason: 'empty message value (tombstone)' };
   try {
     return { ok: true, value: JSON.parse(Buffer.isBuffer(value) ? value.toString('utf8') : value) };
@@ -317,7 +404,13 @@ export function createConsumerRunner(
   health: HealthRegistry,
   timeouts: ConsumerTimeouts | undefined,
 ): ConsumerRunner {
-  const runner = new ConsumerRunner(publisher, logger, consumerGroup, registry, retryPolicyOf(timeouts ?? defaultConsumerTimeouts));
+  const runner = new ConsumerRunner(
+    publisher,
+    logger,
+    consumerGroup,
+    registry,
+    retryPolicyOf(timeouts ?? defaultConsumerTimeouts),
+  );
   health.register(runner.readiness);
   return runner;
 }

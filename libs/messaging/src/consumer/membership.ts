@@ -1,7 +1,13 @@
 import type { Logger } from 'pino';
 
 /** Kafka error types that mean this member no longer owns what it was given (kafkajs protocol error `type`). */
-const LOST_MEMBERSHIP = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID', 'NOT_COORDINATOR_FOR_GROUP']);
+const LOST_MEMBERSHIP = new Set([
+  'REBALANCE_IN_PROGRESS',
+  'ILLEGAL_GENERATION',
+  'UNKNOWN_MEMBER_ID',
+  'FENCED_INSTANCE_ID',
+  'NOT_COORDINATOR_FOR_GROUP',
+]);
 
 /** True when a heartbeat failed because the group rebalanced or dropped this member. */
 export function isLostMembership(error: unknown): boolean {

@@ -3,7 +3,15 @@ import { Ctx, EventPattern, KafkaContext } from '@nestjs/microservices';
 import { Kafka, Producer } from 'kafkajs';
 import pino from 'pino';
 import { createMessage, TopicName } from '@mw/contracts';
-import { AppError, ConsumerTimeouts, HealthRegistry, KAFKA_CONSUMER_TIMEOUTS, Metrics, PlatformModule, runService } from '@mw/platform';
+import {
+  AppError,
+  ConsumerTimeouts,
+  HealthRegistry,
+  KAFKA_CONSUMER_TIMEOUTS,
+  Metrics,
+  PlatformModule,
+  runService,
+} from '@mw/platform';
 import { testEnv, uniqueName, waitFor } from '@mw/testing';
 import { createKafka, ensureTopics } from '../kafka/kafka';
 import { KafkaPublisher } from '../publisher/publisher';
@@ -48,7 +56,8 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
             slowStarted.add(id);
             await slow; // holds its partition until released
           }
-          if (id === oid(3) && dependencyDown) throw new AppError('TEST.DB_DOWN', 'unavailable', 'database unreachable');
+          if (id === oid(3) && dependencyDown)
+            throw new AppError('TEST.DB_DOWN', 'unavailable', 'database unreachable');
           handled.push(id);
         });
       }
@@ -66,7 +75,8 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
         providers: [
           {
             provide: ConsumerRunner,
-            useFactory: (m: Metrics, h: HealthRegistry, timeouts: ConsumerTimeouts) => createConsumerRunner(p, logger, groupId, m.registry, h, timeouts),
+            useFactory: (m: Metrics, h: HealthRegistry, timeouts: ConsumerTimeouts) =>
+              createConsumerRunner(p, logger, groupId, m.registry, h, timeouts),
             inject: [Metrics, HealthRegistry, KAFKA_CONSUMER_TIMEOUTS],
           },
         ],
@@ -106,7 +116,12 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
   });
 
   async function sendTo(partition: number, n: number): Promise<void> {
-    const m = createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: oid(n) }, { correlation_id: 'svc', causation_id: null });
+    const m = createMessage(
+      'inventory.commands.v1',
+      'ReleaseStock',
+      { order_id: oid(n) },
+      { correlation_id: 'svc', causation_id: null },
+    );
     await producer.send({ topic, messages: [{ key: oid(n), value: JSON.stringify(m.envelope), partition }] });
   }
 
@@ -114,13 +129,19 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
     await waitFor(async () => slowStarted.size === 2, 60_000, 'both slow records worked on at the same time');
     expect(handled).toEqual([]);
     releaseSlow();
-    await waitFor(async () => handled.includes(oid(1)) && handled.includes(oid(2)), 30_000, 'both handled once released');
+    await waitFor(
+      async () => handled.includes(oid(1)) && handled.includes(oid(2)),
+      30_000,
+      'both handled once released',
+    );
   }, 90_000);
 
   it('while a dependency is down: readiness 503 and a waiting partition in /metrics; both recover', async () => {
     await sendTo(2, 3);
     await waitFor(async () => (await fetch(`${url}/health/ready`)).status === 503, 30_000, 'readiness 503');
-    const body = (await (await fetch(`${url}/health/ready`)).json()) as { checks: Record<string, { status: string; error?: string }> };
+    const body = (await (await fetch(`${url}/health/ready`)).json()) as {
+      checks: Record<string, { status: string; error?: string }>;
+    };
     expect(body.checks['kafka-consumer']?.error).toMatch(/TEST\.DB_DOWN/);
     expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/kafka_consumer_partitions_waiting 1/);
     dependencyDown = false;

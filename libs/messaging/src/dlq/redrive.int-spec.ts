@@ -41,12 +41,25 @@ describe('DLQ redrive per consumer group (real Kafka)', () => {
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
       await consumer.run({
         eachMessage: async ({ topic: t, partition, message, heartbeat }) => {
-          await runner.run('inventory.commands.v1', { topic: t, partition, offset: message.offset, key: message.key, value: message.value, headers: message.headers, heartbeat }, async (e) => {
-            const id = e.payload.order_id;
-            if (failing[group]!.has(id)) throw new AppError('TEST.REJECTED', 'unprocessable', `${group} cannot take ${id} yet`);
-            const k = `${e.type}:${id}`;
-            handled[group]!.set(k, (handled[group]!.get(k) ?? 0) + 1);
-          });
+          await runner.run(
+            'inventory.commands.v1',
+            {
+              topic: t,
+              partition,
+              offset: message.offset,
+              key: message.key,
+              value: message.value,
+              headers: message.headers,
+              heartbeat,
+            },
+            async (e) => {
+              const id = e.payload.order_id;
+              if (failing[group]!.has(id))
+                throw new AppError('TEST.REJECTED', 'unprocessable', `${group} cannot take ${id} yet`);
+              const k = `${e.type}:${id}`;
+              handled[group]!.set(k, (handled[group]!.get(k) ?? 0) + 1);
+            },
+          );
         },
       });
     }
@@ -57,8 +70,13 @@ describe('DLQ redrive per consumer group (real Kafka)', () => {
     await publisher.disconnect();
   });
 
-  const send = (n: number) => publisher.publish({ ...createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: oid(n) }, trace), topic } as never);
-  const count = (group: string, n: number, type = 'ReleaseStock'): number => handled[group]!.get(`${type}:${oid(n)}`) ?? 0;
+  const send = (n: number) =>
+    publisher.publish({
+      ...createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: oid(n) }, trace),
+      topic,
+    } as never);
+  const count = (group: string, n: number, type = 'ReleaseStock'): number =>
+    handled[group]!.get(`${type}:${oid(n)}`) ?? 0;
 
   it('moves exactly the failed group’s records, resumes after --max without skipping, and only that group handles them again', async () => {
     // Group A fails on orders 1..6, group B on 7..8; both handle everything else.
@@ -67,7 +85,13 @@ describe('DLQ redrive per consumer group (real Kafka)', () => {
     for (let n = 1; n <= 8; n++) await send(n);
     const dlq = await collectFrom(kafka, [`${topic}.dlq`], (all) => all.length >= 8);
     expect(dlq.filter((r) => header(r.message, 'x-dlq-consumer-group') === groupA)).toHaveLength(6);
-    await waitFor(async () => [1, 2, 3, 4, 5, 6].every((n) => count(groupB, n) === 1) && [7, 8].every((n) => count(groupA, n) === 1), 30_000, 'the other group handled each');
+    await waitFor(
+      async () =>
+        [1, 2, 3, 4, 5, 6].every((n) => count(groupB, n) === 1) &&
+        [7, 8].every((n) => count(groupA, n) === 1),
+      30_000,
+      'the other group handled each',
+    );
 
     // A is fixed. Its redrive in three runs: --max 2, --max 1, then the rest.
     failing[groupA]!.clear();
@@ -75,20 +99,38 @@ describe('DLQ redrive per consumer group (real Kafka)', () => {
     const second = await redrive({ kafka, topic, group: groupA, logger, max: 1 });
     const rest = await redrive({ kafka, topic, group: groupA, logger });
     expect([first.moved, second.moved, rest.moved]).toEqual([2, 1, 3]);
-    await waitFor(async () => [1, 2, 3, 4, 5, 6].every((n) => count(groupA, n) === 1), 30_000, 'group A handled each redriven record');
+    await waitFor(
+      async () => [1, 2, 3, 4, 5, 6].every((n) => count(groupA, n) === 1),
+      30_000,
+      'group A handled each redriven record',
+    );
     expect(await redrive({ kafka, topic, group: groupA, logger })).toMatchObject({ moved: 0 });
 
     // B's records stayed in the DLQ for B; B is fixed and redriven: A does not handle 7 and 8 again.
     failing[groupB]!.clear();
     expect(await redrive({ kafka, topic, group: groupB, logger })).toMatchObject({ moved: 2 });
-    await waitFor(async () => [7, 8].every((n) => count(groupB, n) === 1), 30_000, 'group B handled its redriven records');
+    await waitFor(
+      async () => [7, 8].every((n) => count(groupB, n) === 1),
+      30_000,
+      'group B handled its redriven records',
+    );
 
     // A sentinel behind each redriven record (same key, so same partition): once both groups handled
     // the sentinels, each group has seen every redriven record — and handled only its own.
     for (let n = 1; n <= 8; n++) {
-      await publisher.publish({ ...createMessage('inventory.commands.v1', 'CommitStock', { order_id: oid(n) }, trace), topic } as never);
+      await publisher.publish({
+        ...createMessage('inventory.commands.v1', 'CommitStock', { order_id: oid(n) }, trace),
+        topic,
+      } as never);
     }
-    await waitFor(async () => [1, 2, 3, 4, 5, 6, 7, 8].every((n) => count(groupA, n, 'CommitStock') === 1 && count(groupB, n, 'CommitStock') === 1), 30_000, 'sentinels handled by both');
+    await waitFor(
+      async () =>
+        [1, 2, 3, 4, 5, 6, 7, 8].every(
+          (n) => count(groupA, n, 'CommitStock') === 1 && count(groupB, n, 'CommitStock') === 1,
+        ),
+      30_000,
+      'sentinels handled by both',
+    );
     for (let n = 1; n <= 8; n++) {
       expect({ n, a: count(groupA, n), b: count(groupB, n) }).toEqual({ n, a: 1, b: 1 });
     }

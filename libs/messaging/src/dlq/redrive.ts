@@ -25,7 +25,14 @@ const legacyRedriveGroupId = (topic: string): string => `redrive.${topic}`;
 export function redriveHeaders(headers: IHeaders | undefined, group: string): IHeaders {
   const out: IHeaders = {};
   for (const [k, v] of Object.entries(headers ?? {})) {
-    if (!k.startsWith('x-dlq-') && !k.startsWith('x-original-') && k !== 'x-redrive-count' && k !== REDRIVE_GROUP_HEADER && v !== undefined) out[k] = v;
+    if (
+      !k.startsWith('x-dlq-') &&
+      !k.startsWith('x-original-') &&
+      k !== 'x-redrive-count' &&
+      k !== REDRIVE_GROUP_HEADER &&
+      v !== undefined
+    )
+      out[k] = v;
   }
   const prev = Number(headers?.['x-redrive-count']?.toString() ?? '0');
   out['x-redrive-count'] = String((Number.isFinite(prev) ? prev : 0) + 1);
@@ -42,7 +49,14 @@ export function redriveHeaders(headers: IHeaders | undefined, group: string): IH
  * `max`, a timeout or a crash resumes exactly where it stopped (a record whose commit was lost
  * is sent twice at worst, never skipped). Run it after fixing what made them fail.
  */
-export async function redrive(opts: { kafka: Kafka; topic: string; group: string; logger: Logger; max?: number; timeoutMs?: number }): Promise<RedriveResult> {
+export async function redrive(opts: {
+  kafka: Kafka;
+  topic: string;
+  group: string;
+  logger: Logger;
+  max?: number;
+  timeoutMs?: number;
+}): Promise<RedriveResult> {
   const dlq = dlqTopicOf(opts.topic);
   const groupId = redriveGroupId(opts.topic, opts.group);
   const ends = await pendingRanges(opts.kafka, dlq, groupId, legacyRedriveGroupId(opts.topic));
@@ -59,7 +73,10 @@ export async function redrive(opts: { kafka: Kafka; topic: string; group: string
   await consumer.subscribe({ topics: [dlq], fromBeginning: true });
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redrive of ${dlq} for ${opts.group} timed out after moving ${moved}`)), opts.timeoutMs ?? 120_000);
+      const timer = setTimeout(
+        () => reject(new Error(`redrive of ${dlq} for ${opts.group} timed out after moving ${moved}`)),
+        opts.timeoutMs ?? 120_000,
+      );
       const done = (): void => {
         finished = true;
         clearTimeout(timer);
@@ -76,9 +93,16 @@ export async function redrive(opts: { kafka: Kafka; topic: string; group: string
             const failedGroup = message.headers?.['x-dlq-consumer-group']?.toString();
             if (failedGroup === opts.group) {
               const target = message.headers?.['x-original-topic']?.toString() ?? opts.topic;
-              await publisher.sendRaw(target, { key: message.key, value: message.value, headers: redriveHeaders(message.headers, opts.group) });
+              await publisher.sendRaw(target, {
+                key: message.key,
+                value: message.value,
+                headers: redriveHeaders(message.headers, opts.group),
+              });
               moved++;
-              opts.logger.info({ dlq, partition, offset: message.offset, target, group: opts.group }, 'redriven');
+              opts.logger.info(
+                { dlq, partition, offset: message.offset, target, group: opts.group },
+                'redriven',
+              );
             } else {
               passed++;
             }
@@ -98,20 +122,33 @@ export async function redrive(opts: { kafka: Kafka; topic: string; group: string
 }
 
 /** Partition → end offset (exclusive) of the records in the DLQ after the group's position now. */
-async function pendingRanges(kafka: Kafka, dlq: string, groupId: string, legacyGroupId: string): Promise<Map<number, bigint>> {
+async function pendingRanges(
+  kafka: Kafka,
+  dlq: string,
+  groupId: string,
+  legacyGroupId: string,
+): Promise<Map<number, bigint>> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const high = await admin.fetchTopicOffsets(dlq);
     const positions = async (g: string): Promise<Map<number, bigint>> => {
       const committed = await admin.fetchOffsets({ groupId: g, topics: [dlq] });
-      return new Map((committed[0]?.partitions ?? []).filter((p) => BigInt(p.offset) >= 0n).map((p) => [p.partition, BigInt(p.offset)]));
+      return new Map(
+        (committed[0]?.partitions ?? [])
+          .filter((p) => BigInt(p.offset) >= 0n)
+          .map((p) => [p.partition, BigInt(p.offset)]),
+      );
     };
     const own = await positions(groupId);
     const legacy = own.size === 0 ? await positions(legacyGroupId) : new Map<number, bigint>();
     if (legacy.size > 0) {
       // First run for this group after the redrive became per-group: start where the old redrive stopped.
-      await admin.setOffsets({ groupId, topic: dlq, partitions: [...legacy].map(([partition, offset]) => ({ partition, offset: offset.toString() })) });
+      await admin.setOffsets({
+        groupId,
+        topic: dlq,
+        partitions: [...legacy].map(([partition, offset]) => ({ partition, offset: offset.toString() })),
+      });
     }
     const ends = new Map<number, bigint>();
     for (const p of high) {

@@ -12,7 +12,11 @@ export interface ConsumerTimeouts {
   readonly handlerTimeoutMs: number;
 }
 
-export const defaultConsumerTimeouts: ConsumerTimeouts = { sessionTimeoutMs: 30_000, heartbeatIntervalMs: 3_000, handlerTimeoutMs: 20_000 };
+export const defaultConsumerTimeouts: ConsumerTimeouts = {
+  sessionTimeoutMs: 30_000,
+  heartbeatIntervalMs: 3_000,
+  handlerTimeoutMs: 20_000,
+};
 
 /** Injection token of the service's ConsumerTimeouts (provided by runService; absent → defaults). */
 export const KAFKA_CONSUMER_TIMEOUTS = Symbol.for('mw.KAFKA_CONSUMER_TIMEOUTS');
@@ -21,10 +25,14 @@ export const KAFKA_CONSUMER_TIMEOUTS = Symbol.for('mw.KAFKA_CONSUMER_TIMEOUTS');
 export function consumerTimeoutProblems(t: ConsumerTimeouts): string[] {
   const problems: string[] = [];
   if (t.handlerTimeoutMs >= t.sessionTimeoutMs) {
-    problems.push(`KAFKA_HANDLER_TIMEOUT_MS (${t.handlerTimeoutMs}) must be below KAFKA_SESSION_TIMEOUT_MS (${t.sessionTimeoutMs})`);
+    problems.push(
+      `KAFKA_HANDLER_TIMEOUT_MS (${t.handlerTimeoutMs}) must be below KAFKA_SESSION_TIMEOUT_MS (${t.sessionTimeoutMs})`,
+    );
   }
   if (t.heartbeatIntervalMs * 3 > t.sessionTimeoutMs) {
-    problems.push(`KAFKA_HEARTBEAT_INTERVAL_MS (${t.heartbeatIntervalMs}) must be at most a third of KAFKA_SESSION_TIMEOUT_MS (${t.sessionTimeoutMs})`);
+    problems.push(
+      `KAFKA_HEARTBEAT_INTERVAL_MS (${t.heartbeatIntervalMs}) must be at most a third of KAFKA_SESSION_TIMEOUT_MS (${t.sessionTimeoutMs})`,
+    );
   }
   return problems;
 }
@@ -34,6 +42,10 @@ export function consumerTimeoutProblems(t: ConsumerTimeouts): string[] {
 @Module({})
 export class ConsumerTimeoutsModule {
   static forRoot(timeouts: ConsumerTimeouts): DynamicModule {
-    return { module: ConsumerTimeoutsModule, providers: [{ provide: KAFKA_CONSUMER_TIMEOUTS, useValue: timeouts }], exports: [KAFKA_CONSUMER_TIMEOUTS] };
+    return {
+      module: ConsumerTimeoutsModule,
+      providers: [{ provide: KAFKA_CONSUMER_TIMEOUTS, useValue: timeouts }],
+      exports: [KAFKA_CONSUMER_TIMEOUTS],
+    };
   }
 }

@@ -6,7 +6,12 @@ import express from 'express';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load-config';
-import { ConsumerTimeouts, ConsumerTimeoutsModule, consumerTimeoutProblems, defaultConsumerTimeouts } from './consumer-timeouts';
+import {
+  ConsumerTimeouts,
+  ConsumerTimeoutsModule,
+  consumerTimeoutProblems,
+  defaultConsumerTimeouts,
+} from './consumer-timeouts';
 import { HttpErrorFilter } from '../http/exception.filter';
 import { correlationMiddleware } from '../http/correlation.middleware';
 import { createLogger, JsonLogger } from '../logging/logger';
@@ -45,7 +50,9 @@ export async function assertKafkaReachable(brokers: readonly string[], timeoutMs
     await admin.connect();
     await admin.describeCluster();
   } catch (e) {
-    throw new Error(`Kafka unreachable at ${brokers.join(',')}: ${(e as Error).message} (start it with: npm run infra:up)`);
+    throw new Error(
+      `Kafka unreachable at ${brokers.join(',')}: ${(e as Error).message} (start it with: npm run infra:up)`,
+    );
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
@@ -54,7 +61,10 @@ export async function assertKafkaReachable(brokers: readonly string[], timeoutMs
 /** Partitions a consumer works on at once when the service does not say (KAFKA_PARTITIONS_CONCURRENTLY's default). */
 export const defaultPartitionsConcurrently = 3;
 
-export function kafkaTransportOptions(kafka: NonNullable<ServiceOptions['kafka']>, timeouts: ConsumerTimeouts = defaultConsumerTimeouts): KafkaOptions {
+export function kafkaTransportOptions(
+  kafka: NonNullable<ServiceOptions['kafka']>,
+  timeouts: ConsumerTimeouts = defaultConsumerTimeouts,
+): KafkaOptions {
   return {
     transport: Transport.KAFKA,
     options: {
@@ -67,11 +77,19 @@ export function kafkaTransportOptions(kafka: NonNullable<ServiceOptions['kafka']
       },
       // The consumer runner heartbeats while a handler works or waits for a dependency, so the
       // session timeout only has to cover a stalled process, and each handler attempt ends before it.
-      consumer: { groupId: kafka.groupId, allowAutoTopicCreation: false, sessionTimeout: timeouts.sessionTimeoutMs, heartbeatInterval: timeouts.heartbeatIntervalMs },
+      consumer: {
+        groupId: kafka.groupId,
+        allowAutoTopicCreation: false,
+        sessionTimeout: timeouts.sessionTimeoutMs,
+        heartbeatInterval: timeouts.heartbeatIntervalMs,
+      },
       subscribe: { fromBeginning: true },
       // Partitions are worked on in parallel, each one message at a time: per-key order holds, and
       // one slow aggregate no longer holds up every other partition of the instance.
-      run: { autoCommit: true, partitionsConsumedConcurrently: kafka.partitionsConcurrently ?? defaultPartitionsConcurrently },
+      run: {
+        autoCommit: true,
+        partitionsConsumedConcurrently: kafka.partitionsConcurrently ?? defaultPartitionsConcurrently,
+      },
       // Keep message values as Buffers: the consumer runner validates them and dead-letters the original bytes.
       parser: { keepBinary: true },
     },
@@ -91,7 +109,10 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
   const problems = consumerTimeoutProblems(timeouts);
   if (problems.length > 0) throw new ConfigError(problems);
   // The service's consumer timeouts, visible to every module (the consumer runner bounds handlers with them).
-  const root: DynamicModule = { module: ServiceRootModule, imports: [opts.rootModule, ConsumerTimeoutsModule.forRoot(timeouts)] };
+  const root: DynamicModule = {
+    module: ServiceRootModule,
+    imports: [opts.rootModule, ConsumerTimeoutsModule.forRoot(timeouts)],
+  };
   const app = await NestFactory.create(root, {
     logger: new JsonLogger(opts.logger),
     bodyParser: false,
@@ -105,7 +126,11 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
 
   const doc = SwaggerModule.createDocument(
     app,
-    new DocumentBuilder().setTitle(`Mobile World — ${opts.name}`).setDescription(opts.description).setVersion('1').build(),
+    new DocumentBuilder()
+      .setTitle(`Mobile World — ${opts.name}`)
+      .setDescription(opts.description)
+      .setVersion('1')
+      .build(),
   );
   SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs/openapi.json' });
 
@@ -116,7 +141,10 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
   await app.init();
   if (opts.kafka) await app.startAllMicroservices();
   await app.listen(opts.http.port, opts.http.host ?? '0.0.0.0');
-  opts.logger.info({ port: opts.http.port, docs: `/docs`, kafka_group: opts.kafka?.groupId }, `${opts.name} ready`);
+  opts.logger.info(
+    { port: opts.http.port, docs: `/docs`, kafka_group: opts.kafka?.groupId },
+    `${opts.name} ready`,
+  );
   return app;
 }
 
@@ -145,8 +173,17 @@ export interface ServiceConfig {
 }
 
 /** The consumer timeouts of a validated config. */
-export function consumerTimeoutsOf(config: Pick<ServiceConfig, 'KAFKA_SESSION_TIMEOUT_MS' | 'KAFKA_HEARTBEAT_INTERVAL_MS' | 'KAFKA_HANDLER_TIMEOUT_MS'>): ConsumerTimeouts {
-  return { sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS, handlerTimeoutMs: config.KAFKA_HANDLER_TIMEOUT_MS };
+export function consumerTimeoutsOf(
+  config: Pick<
+    ServiceConfig,
+    'KAFKA_SESSION_TIMEOUT_MS' | 'KAFKA_HEARTBEAT_INTERVAL_MS' | 'KAFKA_HANDLER_TIMEOUT_MS'
+  >,
+): ConsumerTimeouts {
+  return {
+    sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+    heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+    handlerTimeoutMs: config.KAFKA_HANDLER_TIMEOUT_MS,
+  };
 }
 
 /**

@@ -4,7 +4,8 @@ import { isInfrastructureError } from './failure-class';
  * Errors carry a stable code (`INVENTORY.INSUFFICIENT_STOCK`) and a kind; each transport maps
  * the kind to its own answer (HTTP status + problem body; Kafka retry or dead-letter).
  */
-export type ErrorKind = 'validation' | 'not_found' | 'conflict' | 'unprocessable' | 'too_large' | 'unavailable' | 'internal';
+export type ErrorKind =
+  'validation' | 'not_found' | 'conflict' | 'unprocessable' | 'too_large' | 'unavailable' | 'internal';
 
 export interface FieldProblem {
   /** Dotted path of the offending field, e.g. `body.price` or `query.limit`. */

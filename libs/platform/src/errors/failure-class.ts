@@ -14,7 +14,17 @@ export class HandlerTimeoutError extends Error {
   }
 }
 
-const NODE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED', 'ENOTCONN']);
+const NODE_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'ENOTCONN',
+]);
 
 const MONGO_NAMES = new Set([
   'MongoNetworkError',
@@ -27,7 +37,13 @@ const MONGO_NAMES = new Set([
   'MongoServerClosedError',
   'MongoStalePrimaryError',
 ]);
-const MONGO_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult', 'ResetPool', 'PoolRequestedRetry'];
+const MONGO_LABELS = [
+  'RetryableWriteError',
+  'TransientTransactionError',
+  'UnknownTransactionCommitResult',
+  'ResetPool',
+  'PoolRequestedRetry',
+];
 /** Server codes of an unavailable, stepping-down or overloaded replica set member, or a write concern timeout. */
 const MONGO_CODES = new Set([
   6, // HostUnreachable
