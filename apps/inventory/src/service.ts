@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { runService } from '@mw/platform';
+import { consumerTimeoutsOf, runService } from '@mw/platform';
 import { AppModule } from './app.module';
 import { InventoryConfig } from './config';
 
@@ -13,6 +13,7 @@ export function startInventory(config: Readonly<InventoryConfig>, logger: Logger
     logger,
     http: { port, bodyLimit: config.HTTP_BODY_LIMIT },
     kafka: { brokers: config.KAFKA_BROKERS, groupId: config.KAFKA_GROUP_ID, clientId: config.KAFKA_CLIENT_ID ?? 'inventory', partitionsConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
+    consumerTimeouts: consumerTimeoutsOf(config),
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
 }
