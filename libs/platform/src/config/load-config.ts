@@ -64,11 +64,7 @@ export const baseConfigSchema = z.object({
   KAFKA_BROKERS: env.brokers(),
   KAFKA_CLIENT_ID: z.string().min(1).optional(),
   /** Partitions of private topics (tests, benchmarks); registry topics take theirs from libs/messaging topic definitions. */
-  /** Partitions of private topics (tests, benchmarks); registry topics take theirs from libs/messaging topic definitions. */
   KAFKA_TOPIC_PARTITIONS: env.int(3, 1, 64),
-  /** Replication of every topic a service creates, and the min.insync.replicas it sets and verifies (local single broker: 1/1; production: 3/2). */
-  KAFKA_REPLICATION_FACTOR: env.int(1, 1, 16),
-  KAFKA_MIN_INSYNC_REPLICAS: env.int(1, 1, 16),
   /** Replication of every topic a service creates, and the min.insync.replicas it sets and verifies (local single broker: 1/1; production: 3/2). */
   KAFKA_REPLICATION_FACTOR: env.int(1, 1, 16),
   KAFKA_MIN_INSYNC_REPLICAS: env.int(1, 1, 16),
