@@ -48,7 +48,8 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     const consumer = this.kafka.consumer({
       groupId: this.config.PROJECTOR_GROUP_ID,
       allowAutoTopicCreation: false,
-      sessionTimeout: 30_000,
+      sessionTimeout: this.config.KAFKA_SESSION_TIMEOUT_MS,
+      heartbeatInterval: this.config.KAFKA_HEARTBEAT_INTERVAL_MS,
     });
     this.consumer = consumer;
     this.metrics.consumerUp.set(0);
