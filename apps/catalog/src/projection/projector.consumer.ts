@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConsumerRunner, KAFKA } from '@mw/messaging';
+import { ConsumerRunner, KAFKA, recordFromPayload } from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
 import type { CatalogConfig } from '../config';
 import { CATALOG_CONFIG } from '../shared/tokens';
@@ -79,21 +79,9 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     });
     await consumer.run({
       partitionsConsumedConcurrently: this.config.PROJECTOR_PARTITIONS_CONCURRENTLY,
-      eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        await this.runner.run(
-          PRODUCTS_TOPIC,
-          {
-            topic,
-            partition,
-            offset: message.offset,
-            key: message.key,
-            value: message.value,
-            headers: message.headers,
-            // Keeps the partition while the runner waits out a Cassandra outage (ADR 0004).
-            heartbeat,
-          },
-          (e) => this.projector.apply(e),
-        );
+      // The record carries the heartbeat: the partition is kept while the runner waits out a Cassandra outage (ADR 0004).
+      eachMessage: async (payload) => {
+        await this.runner.run(PRODUCTS_TOPIC, recordFromPayload(payload), (e) => this.projector.apply(e));
       },
     });
     this.logger.info(

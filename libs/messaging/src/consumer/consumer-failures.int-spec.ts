@@ -9,6 +9,7 @@ import { collectFrom, testEnv, uniqueName, waitFor } from '@mw/testing';
 import { createKafka, ensureTopics } from '../kafka/kafka';
 import { KafkaPublisher } from '../publisher/publisher';
 import { ConsumerRunner, HandlerContext } from './consumer-runner';
+import { recordFromPayload } from './nest-kafka';
 
 const env = testEnv();
 const logger = pino({ level: 'silent' });
@@ -104,29 +105,17 @@ describe('ConsumerRunner failure handling (real Kafka, real MongoDB)', () => {
     let attempts = 0;
     const errors = new Set<string>();
     const { joins } = await member(uniqueName('outage'), topic, {
-      eachMessage: async ({ topic: t, partition, message, heartbeat }) => {
-        await runner.run(
-          'inventory.commands.v1',
-          {
-            topic: t,
-            partition,
-            offset: message.offset,
-            key: message.key,
-            value: message.value,
-            headers: message.headers,
-            heartbeat,
-          },
-          async (e) => {
-            attempts++;
-            const db = (outage ? down : mongo).db(dbName);
-            try {
-              await db.collection('released').insertOne({ order_id: e.payload.order_id, at: new Date() });
-            } catch (err) {
-              errors.add((err as Error).name);
-              throw err;
-            }
-          },
-        );
+      eachMessage: async (payload) => {
+        await runner.run('inventory.commands.v1', recordFromPayload(payload), async (e) => {
+          attempts++;
+          const db = (outage ? down : mongo).db(dbName);
+          try {
+            await db.collection('released').insertOne({ order_id: e.payload.order_id, at: new Date() });
+          } catch (err) {
+            errors.add((err as Error).name);
+            throw err;
+          }
+        });
       },
     });
     await waitFor(async () => joins() >= 1, 30_000, 'member joined');
@@ -209,20 +198,8 @@ describe('ConsumerRunner failure handling (real Kafka, real MongoDB)', () => {
       });
       runners.push(runner);
       return member(groupId, topic, {
-        eachMessage: async ({ topic: t, partition, message, heartbeat }) => {
-          await runner.run(
-            'inventory.commands.v1',
-            {
-              topic: t,
-              partition,
-              offset: message.offset,
-              key: message.key,
-              value: message.value,
-              headers: message.headers,
-              heartbeat,
-            },
-            handler(name),
-          );
+        eachMessage: async (payload) => {
+          await runner.run('inventory.commands.v1', recordFromPayload(payload), handler(name));
         },
       });
     };

@@ -4,6 +4,7 @@ import { createMessage, TopicName } from '@mw/contracts';
 import { AppError } from '@mw/platform';
 import { collectFrom, header, testEnv, uniqueName, waitFor } from '@mw/testing';
 import { ConsumerRunner } from '../consumer/consumer-runner';
+import { recordFromPayload } from '../consumer/nest-kafka';
 import { createKafka, ensureTopics } from '../kafka/kafka';
 import { KafkaPublisher } from '../publisher/publisher';
 import { redrive } from './redrive';
@@ -40,26 +41,14 @@ describe('DLQ redrive per consumer group (real Kafka)', () => {
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ topic: t, partition, message, heartbeat }) => {
-          await runner.run(
-            'inventory.commands.v1',
-            {
-              topic: t,
-              partition,
-              offset: message.offset,
-              key: message.key,
-              value: message.value,
-              headers: message.headers,
-              heartbeat,
-            },
-            async (e) => {
-              const id = e.payload.order_id;
-              if (failing[group]!.has(id))
-                throw new AppError('TEST.REJECTED', 'unprocessable', `${group} cannot take ${id} yet`);
-              const k = `${e.type}:${id}`;
-              handled[group]!.set(k, (handled[group]!.get(k) ?? 0) + 1);
-            },
-          );
+        eachMessage: async (payload) => {
+          await runner.run('inventory.commands.v1', recordFromPayload(payload), async (e) => {
+            const id = e.payload.order_id;
+            if (failing[group]!.has(id))
+              throw new AppError('TEST.REJECTED', 'unprocessable', `${group} cannot take ${id} yet`);
+            const k = `${e.type}:${id}`;
+            handled[group]!.set(k, (handled[group]!.get(k) ?? 0) + 1);
+          });
         },
       });
     }
