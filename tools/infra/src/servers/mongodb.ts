@@ -11,6 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import { join, resolve } from 'node:path';
 import { MongoClient, MongoServerError, type Document } from 'mongodb';
 import type { InfraConfig } from '../config';
@@ -161,6 +162,9 @@ async function installWheel(ctx: InfraContext, layout: MongoLayout): Promise<str
 
 async function withMember<T>(url: string, timeoutMs: number, fn: (c: MongoClient) => Promise<T>): Promise<T> {
   const client = new MongoClient(url, {
+    // The driver loads `os` through a dynamic import() that Jest's sandbox cannot run; without it the
+    // handshake has no client metadata and mongod refuses it (the chaos suite starts servers under Jest).
+    runtimeAdapters: { os },
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
     appName: 'tools-infra',
