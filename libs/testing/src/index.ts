@@ -2,3 +2,4 @@ export * from './test-env';
 export * from './kafka-probe';
 export * from './start-service';
 export * from './member-reads';
+export * from './seeded-random';

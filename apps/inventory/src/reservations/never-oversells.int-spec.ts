@@ -1,5 +1,5 @@
 import { Collection, Db } from 'mongodb';
-import { waitFor } from '@mw/testing';
+import { seededRandom, waitFor } from '@mw/testing';
 import { InventoryHarness, oid } from '../test/harness';
 import { StockDoc } from '../stock/stock';
 import { ReservationDoc } from './reservation';
@@ -50,17 +50,8 @@ class CounterSampler {
   }
 }
 
-/** Seeded PRNG (mulberry32): a failing run replays with INVENTORY_TEST_SEED. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG: a failing run replays with INVENTORY_TEST_SEED. */
+const prng = seededRandom;
 
 /** Merges per-order command lists at random, keeping each order's own sequence: duplicates land far apart. */
 function interleave<T>(queues: T[][], rnd: () => number): T[] {
