@@ -1,5 +1,5 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
-import { createLogger, runService } from '@mw/platform';
+import { type ApiDescription, createLogger, type EdgeSettings, type GuestSessions, runService } from '@mw/platform';
 
 export interface RunningService {
   readonly app: INestApplication;
@@ -8,14 +8,20 @@ export interface RunningService {
 }
 
 /**
- * Starts a service exactly as main.ts does (HTTP + Kafka microservice + global filters) on a random
- * local port, with the consumer group given (unique per test run).
+ * Starts a service exactly as main.ts does (HTTP + Kafka microservice + global filters + the API
+ * edge verifying tokens of the project's Keycloak) on a random local port, with the consumer
+ * group given (unique per test run).
  */
 export async function startService(opts: {
   name: string;
   rootModule: (logger: ReturnType<typeof createLogger>) => DynamicModule;
   brokers: readonly string[];
   groupId?: string;
+  /** The service's API description (apps/<service>/src/api.ts). */
+  api: ApiDescription;
+  guestSessions?: GuestSessions;
+  /** Edge settings over the test defaults (issuer and audience from the environment, a generous write limit). */
+  edge?: Partial<EdgeSettings>;
 }): Promise<RunningService> {
   const logger = createLogger(`${opts.name}-test`, 'warn');
   const app = await runService({
@@ -26,7 +32,19 @@ export async function startService(opts: {
     http: { port: 0, host: '127.0.0.1', bodyLimit: '256kb' },
     kafka: opts.groupId ? { brokers: opts.brokers, groupId: opts.groupId, clientId: `${opts.name}-test` } : undefined,
     shutdownTimeoutMs: 5000,
+    edge: { api: opts.api, settings: { ...testEdgeSettings(), ...opts.edge }, guestSessions: opts.guestSessions },
   });
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://127.0.0.1:${address.port}` };
+}
+
+/** Edge settings of a service under test: the project's Keycloak from the environment, writes barely limited. */
+export function testEdgeSettings(): EdgeSettings {
+  const issuer = process.env['OIDC_ISSUER']?.replace(/\/+$/, '');
+  if (!issuer) throw new Error('integration test environment missing OIDC_ISSUER: run through "npm test" or "npm run infra:up"');
+  return {
+    oidc: { issuer, audience: process.env['OIDC_AUDIENCE'] || 'mobile-world-api', clockSkewSeconds: 30 },
+    corsOrigins: [],
+    rateLimitWritesPerMinute: 1_000_000,
+  };
 }

@@ -1,7 +1,6 @@
 import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { KafkaOptions, Transport } from '@nestjs/microservices';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express from 'express';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
@@ -12,7 +11,13 @@ import {
   consumerTimeoutProblems,
   defaultConsumerTimeouts,
 } from './consumer-timeouts';
-import { HttpErrorFilter } from '../http/exception.filter';
+import type { EdgeSettings } from '../edge/edge-settings';
+import type { GuestSessions } from '../edge/guest-session';
+import type { ApiDescription } from '../edge/openapi';
+import { edgeGuardOf, type EdgeOptions, installEdgeMiddleware, publishApiDocument } from '../edge/install-edge';
+import { HttpErrorFilter, sendProblem } from '../http/exception.filter';
+import { HealthController } from '../health/health';
+import { MetricsController } from '../metrics/metrics';
 import { correlationMiddleware } from '../http/correlation.middleware';
 import { createLogger, JsonLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
@@ -34,6 +39,8 @@ export interface ServiceOptions {
   /** Session, heartbeat and handler timeouts of every Kafka consumer of the process (ADR 0004); defaults unless given. */
   readonly consumerTimeouts?: ConsumerTimeouts;
   readonly shutdownTimeoutMs: number;
+  /** The API edge (ADR 0007): the service's declared endpoints, token verification, CORS, rate limit. */
+  readonly edge: Omit<EdgeOptions, 'platformControllers'>;
 }
 
 /** Fails fast with one clear line when the broker is unreachable, instead of kafkajs retry noise. */
@@ -118,21 +125,19 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
     bodyParser: false,
     abortOnError: false,
   });
+  const edge: EdgeOptions = { ...opts.edge, platformControllers: [HealthController, MetricsController] };
   app.use(correlationMiddleware);
   app.use(app.get(Metrics).middleware);
-  app.use(express.json({ limit: opts.http.bodyLimit, strict: true }));
-  app.useGlobalFilters(new HttpErrorFilter(opts.logger));
-  app.enableShutdownHooks();
-
-  const doc = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle(`Mobile World — ${opts.name}`)
-      .setDescription(opts.description)
-      .setVersion('1')
-      .build(),
+  installEdgeMiddleware(app, edge, opts.logger);
+  const json = express.json({ limit: opts.http.bodyLimit, strict: true });
+  // body-parser errors (too large, malformed) are answered here: express middleware errors never reach Nest's filters
+  app.use((req: express.Request, res: express.Response, next: express.NextFunction) =>
+    json(req, res, (err?: unknown) => (err ? sendProblem(req, res, err, opts.logger) : next())),
   );
-  SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'docs/openapi.json' });
+  app.useGlobalFilters(new HttpErrorFilter(opts.logger));
+  app.useGlobalGuards(edgeGuardOf(edge));
+  app.enableShutdownHooks();
+  publishApiDocument(app, edge);
 
   if (opts.kafka) {
     app.connectMicroservice(kafkaTransportOptions(opts.kafka, timeouts), { inheritAppConfig: true });
@@ -170,6 +175,26 @@ export interface ServiceConfig {
   readonly KAFKA_GROUP_ID: string;
   readonly LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly SHUTDOWN_TIMEOUT_MS: number;
+  readonly OIDC_ISSUER: string;
+  readonly OIDC_JWKS_URL?: string | undefined;
+  readonly OIDC_AUDIENCE: string;
+  readonly OIDC_CLOCK_SKEW_SECONDS: number;
+  readonly CORS_ORIGINS: readonly string[];
+  readonly RATE_LIMIT_WRITES_PER_MINUTE: number;
+}
+
+/** The API-edge settings of a validated config (ADR 0007). */
+export function edgeSettingsOf(config: ServiceConfig): EdgeSettings {
+  return {
+    oidc: {
+      issuer: config.OIDC_ISSUER,
+      jwksUrl: config.OIDC_JWKS_URL,
+      audience: config.OIDC_AUDIENCE,
+      clockSkewSeconds: config.OIDC_CLOCK_SKEW_SECONDS,
+    },
+    corsOrigins: config.CORS_ORIGINS,
+    rateLimitWritesPerMinute: config.RATE_LIMIT_WRITES_PER_MINUTE,
+  };
 }
 
 /** The consumer timeouts of a validated config. */
@@ -192,13 +217,16 @@ export function consumerTimeoutsOf(
  */
 export function bootstrapService<C extends ServiceConfig>(spec: {
   readonly name: string;
-  readonly description: string;
+  /** The process's HTTP API: its controllers and their endpoint declarations (ADR 0007). */
+  readonly api: ApiDescription;
   readonly loadConfig: () => Readonly<C>;
   readonly rootModule: (config: Readonly<C>, logger: Logger) => DynamicModule;
   /** false for a process without a Kafka consumer (HTTP only). */
   readonly consumer?: boolean;
   /** Port of this process when it is not HTTP_PORT (a second process of the same service). */
   readonly httpPort?: (config: Readonly<C>) => number;
+  /** Signed guest sessions the process accepts (carts). */
+  readonly guestSessions?: (config: Readonly<C>) => GuestSessions;
 }): void {
   const start = async (): Promise<void> => {
     const config = spec.loadConfig();
@@ -206,7 +234,7 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
     await assertKafkaReachable(config.KAFKA_BROKERS);
     await runService({
       name: spec.name,
-      description: spec.description,
+      description: spec.api.description,
       rootModule: spec.rootModule(config, logger),
       logger,
       http: { port: spec.httpPort?.(config) ?? config.HTTP_PORT, bodyLimit: config.HTTP_BODY_LIMIT },
@@ -221,6 +249,7 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
             },
       consumerTimeouts: consumerTimeoutsOf(config),
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      edge: { api: spec.api, settings: edgeSettingsOf(config), guestSessions: spec.guestSessions?.(config) },
     });
   };
   start().catch((e: unknown) => exitOnStartupError(spec.name, e));

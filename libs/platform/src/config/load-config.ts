@@ -77,5 +77,19 @@ export const baseConfigSchema = z.object({
   HTTP_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/).default('256kb'),
   ZONES: env.csv('MSK,SPB,EKB').pipe(z.array(z.string().regex(/^[A-Z]{2,8}$/, 'zone codes are upper-case letters'))),
   SHUTDOWN_TIMEOUT_MS: env.int(10_000, 100, 120_000),
+  /** OIDC issuer whose access tokens the service accepts (ADR 0007); tools/infra's Keycloak by default. */
+  OIDC_ISSUER: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:18080/realms/mobile-world'),
+  /** Signing keys; `<issuer>/protocol/openid-connect/certs` unless given (compose: the in-network address). */
+  OIDC_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OIDC_AUDIENCE: z.string().min(1).default('mobile-world-api'),
+  OIDC_CLOCK_SKEW_SECONDS: env.int(30, 0, 300),
+  /** Browser origins allowed by CORS, comma-separated; none unless given. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/ }).refine((u) => !u.endsWith('/'), 'an origin has no trailing slash'))),
+  /** Writes (every method but GET) per caller (user, guest session or IP) per minute, per instance. */
+  RATE_LIMIT_WRITES_PER_MINUTE: env.int(300, 1, 1_000_000),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;

@@ -5,7 +5,17 @@ import { isInfrastructureError } from './failure-class';
  * the kind to its own answer (HTTP status + problem body; Kafka retry or dead-letter).
  */
 export type ErrorKind =
-  'validation' | 'not_found' | 'conflict' | 'unprocessable' | 'too_large' | 'unavailable' | 'internal';
+  | 'validation'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'unprocessable'
+  | 'too_large'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
 
 export interface FieldProblem {
   /** Dotted path of the offending field, e.g. `body.price` or `query.limit`. */
@@ -19,6 +29,8 @@ export class AppError extends Error {
     readonly kind: ErrorKind,
     message: string,
     readonly errors: readonly FieldProblem[] = [],
+    /** Response headers an HTTP answer must carry (`Retry-After`, `Allow`, `WWW-Authenticate`). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.name = 'AppError';
@@ -45,14 +57,22 @@ export function httpStatusOf(kind: ErrorKind): number {
   switch (kind) {
     case 'validation':
       return 400;
+    case 'unauthenticated':
+      return 401;
+    case 'forbidden':
+      return 403;
     case 'not_found':
       return 404;
+    case 'method_not_allowed':
+      return 405;
     case 'conflict':
       return 409;
     case 'too_large':
       return 413;
     case 'unprocessable':
       return 422;
+    case 'rate_limited':
+      return 429;
     case 'unavailable':
       return 503;
     case 'internal':
@@ -78,6 +98,7 @@ export function kafkaActionOf(error: unknown): KafkaAction {
   if (!(error instanceof AppError)) return isInfrastructureError(error) ? 'wait' : 'retry';
   switch (error.kind) {
     case 'unavailable':
+    case 'rate_limited':
       return 'wait';
     case 'internal':
       return 'retry';
@@ -86,6 +107,9 @@ export function kafkaActionOf(error: unknown): KafkaAction {
     case 'conflict':
     case 'unprocessable':
     case 'too_large':
+    case 'unauthenticated':
+    case 'forbidden':
+    case 'method_not_allowed':
       return 'dead-letter';
     default:
       return assertUnreachable(error.kind);

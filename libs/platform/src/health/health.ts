@@ -1,6 +1,8 @@
-import { Controller, Get, HttpCode, Injectable, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Injectable, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { z } from 'zod';
+import { access } from '../edge/access';
+import { Endpoint, endpoint } from '../edge/endpoint';
 
 export interface HealthCheck {
   readonly name: string;
@@ -40,20 +42,41 @@ export async function withTimeout<T>(p: Promise<T>, ms: number, message: string)
   }
 }
 
-@ApiTags('operations')
-@Controller('health')
+const CheckResult = z.object({ status: z.enum(['up', 'down']), error: z.string().optional(), ms: z.number() });
+const Readiness = z.object({ status: z.enum(['ready', 'not_ready']), checks: z.record(z.string(), CheckResult) });
+
+export const healthEndpoints = {
+  live: endpoint({
+    operationId: 'liveness',
+    method: 'GET',
+    path: '/health',
+    tag: 'operations',
+    summary: 'Liveness: the process is up',
+    access: access.public,
+    response: { status: 200, description: 'Up', schema: z.object({ status: z.literal('ok') }), example: { status: 'ok' } },
+  }),
+  ready: endpoint({
+    operationId: 'readiness',
+    method: 'GET',
+    path: '/health/ready',
+    tag: 'operations',
+    summary: 'Readiness: every dependency (MongoDB, Kafka, Cassandra) answers',
+    access: access.public,
+    response: { status: 200, description: 'Every dependency answers', schema: Readiness },
+    otherResponses: { 503: { description: 'A dependency does not answer; `checks` names it', schema: Readiness } },
+  }),
+};
+
+@Controller()
 export class HealthController {
   constructor(private readonly registry: HealthRegistry) {}
 
-  @Get()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Liveness: the process is up' })
+  @Endpoint(healthEndpoints.live)
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
-  @Get('ready')
-  @ApiOperation({ summary: 'Readiness: every dependency (MongoDB, Kafka, Cassandra) answers' })
+  @Endpoint(healthEndpoints.ready)
   async ready(@Res() res: Response): Promise<void> {
     const result = await this.registry.run();
     res.status(result.ready ? 200 : 503).json({ status: result.ready ? 'ready' : 'not_ready', checks: result.checks });

@@ -1,5 +1,7 @@
-import { Controller, Get, Header, Injectable } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Controller, Header, Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import { access } from '../edge/access';
+import { Endpoint, endpoint } from '../edge/endpoint';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -30,12 +32,22 @@ export class Metrics {
   };
 }
 
-@ApiExcludeController()
-@Controller('metrics')
+const scrapeEndpoint = endpoint({
+  operationId: 'metrics',
+  method: 'GET',
+  path: '/metrics',
+  tag: 'operations',
+  summary: 'Prometheus metrics of this process',
+  description: 'Scrape with a client-credentials token of `mobile-world-ops` (role operator).',
+  access: access.roles('operator'),
+  response: { status: 200, description: 'Prometheus text format 0.0.4', schema: z.string(), contentType: 'text/plain' },
+});
+
+@Controller()
 export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
 
-  @Get()
+  @Endpoint(scrapeEndpoint)
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   scrape(): Promise<string> {
     return this.metrics.registry.metrics();

@@ -12,7 +12,7 @@ const schema = baseConfigSchema.extend({ HTTP_PORT: env.port(0), MONGO_URL: env.
 
 bootstrapService({
   name: 'tiny',
-  description: 'start-up failure probe',
+  api: { name: 'tiny', title: 'tiny', description: 'start-up failure probe', version: '1', controllers: [] },
   loadConfig: () => loadConfig(schema),
   rootModule: (_config, logger) => ({ module: TinyModule, imports: [PlatformModule.forRoot(logger)] }),
 });

@@ -1,0 +1,71 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { AppError } from '../errors/app-error';
+import { ANONYMOUS, type Caller, decideAccess } from './access';
+import { CALLER, endpointOf, type EndpointSpec } from './endpoint';
+import { GUEST_SESSION_HEADER, type GuestSessions } from './guest-session';
+import type { RateLimiter } from './rate-limiter';
+import { bearerTokenOf, type TokenVerifier } from './token-verifier';
+
+export interface EdgeGuardDeps {
+  readonly verifier: TokenVerifier;
+  readonly limiter: RateLimiter;
+  /** Only services with guest sessions (carts) accept `X-Guest-Session`. */
+  readonly guestSessions?: GuestSessions | undefined;
+}
+
+/**
+ * Every HTTP request passes here before validation (ADR 0007): the endpoint's declaration says
+ * who may call it; the caller comes from a verified bearer token (or a signed guest session),
+ * never from the query or the body. Then writes are rate-limited per caller. A route without a
+ * declaration is refused (fail closed); Kafka handlers are not HTTP and pass.
+ */
+@Injectable()
+export class EdgeGuard implements CanActivate {
+  constructor(private readonly deps: EdgeGuardDeps) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    if (ctx.getType() !== 'http') return true;
+    const spec = endpointOf(ctx.getHandler());
+    if (!spec) {
+      throw new AppError('COMMON.UNDECLARED_ROUTE', 'internal', `${ctx.getClass().name}.${ctx.getHandler().name} has no @Endpoint() declaration`);
+    }
+    const req = ctx.switchToHttp().getRequest<Request & { [CALLER]?: Caller }>();
+    const caller = await this.identify(req, spec);
+    const decision = decideAccess(spec.access, caller);
+    if (decision === 'unauthenticated') {
+      const guest = spec.access.kind === 'user-or-guest' ? ` or an ${GUEST_SESSION_HEADER} header` : '';
+      const message = `this operation needs a bearer access token${guest}`;
+      throw new AppError('AUTH.UNAUTHENTICATED', 'unauthenticated', message, [{ field: 'headers.authorization', message }], {
+        'WWW-Authenticate': 'Bearer realm="mobile-world"',
+      });
+    }
+    if (decision === 'forbidden') {
+      const roles = spec.access.kind === 'user' ? (spec.access.roles ?? []).join(' or ') : '';
+      throw new AppError('AUTH.FORBIDDEN', 'forbidden', `this operation needs the role ${roles}`);
+    }
+    if (spec.rateLimited ?? spec.method !== 'GET') this.limit(req, caller);
+    req[CALLER] = caller;
+    return true;
+  }
+
+  private async identify(req: Request, spec: EndpointSpec): Promise<Caller> {
+    const token = bearerTokenOf(req.header('authorization'));
+    if (token !== undefined) return this.deps.verifier.verify(token);
+    const guest = req.header(GUEST_SESSION_HEADER);
+    if (guest !== undefined && spec.access.kind === 'user-or-guest' && this.deps.guestSessions) {
+      return { kind: 'guest', sessionId: this.deps.guestSessions.verify(guest).sessionId };
+    }
+    return ANONYMOUS;
+  }
+
+  private limit(req: Request, caller: Caller): void {
+    const key = caller.kind === 'user' ? `u:${caller.id}` : caller.kind === 'guest' ? `g:${caller.sessionId}` : `ip:${req.ip ?? 'unknown'}`;
+    const verdict = this.deps.limiter.take(key);
+    if (!verdict.ok) {
+      throw new AppError('COMMON.RATE_LIMITED', 'rate_limited', `too many writes; retry in ${verdict.retryAfterSeconds} s`, [], {
+        'Retry-After': String(verdict.retryAfterSeconds),
+      });
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { AppError } from '../errors/app-error';
+import { access, decideAccess, type Caller } from './access';
+import { endpoint, validateInput } from './endpoint';
+import { GuestSessions } from './guest-session';
+import { allowedMethods } from './method-not-allowed';
+import { RateLimiter } from './rate-limiter';
+import { bearerTokenOf, rolesOf } from './token-verifier';
+
+const alice: Caller = { kind: 'user', id: 'a', roles: new Set(['customer']) };
+const carol: Caller = { kind: 'user', id: 'c', roles: new Set(['catalog_manager']) };
+const guest: Caller = { kind: 'guest', sessionId: 's' };
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return `${e.code} ${e.kind}`;
+    throw e;
+  }
+  return 'no error';
+}
+
+describe('access rules', () => {
+  it('public lets anyone in; user needs a token; roles need one of them; guests only where allowed', () => {
+    expect(decideAccess(access.public, { kind: 'anonymous' })).toBe('allow');
+    expect(decideAccess(access.anyUser, { kind: 'anonymous' })).toBe('unauthenticated');
+    expect(decideAccess(access.anyUser, guest)).toBe('unauthenticated');
+    expect(decideAccess(access.anyUser, alice)).toBe('allow');
+    expect(decideAccess(access.roles('catalog_manager'), alice)).toBe('forbidden');
+    expect(decideAccess(access.roles('catalog_manager', 'stock_manager'), carol)).toBe('allow');
+    expect(decideAccess(access.userOrGuest, guest)).toBe('allow');
+    expect(decideAccess(access.userOrGuest, { kind: 'anonymous' })).toBe('unauthenticated');
+  });
+
+  it('reads realm roles from realm_access.roles and ignores unknown names', () => {
+    expect([...rolesOf({ realm_access: { roles: ['customer', 'offline_access', 'operator'] } } as never)]).toEqual(['customer', 'operator']);
+    expect(rolesOf({}).size).toBe(0);
+    expect(rolesOf({ realm_access: { roles: 'customer' } } as never).size).toBe(0);
+  });
+
+  it('takes only "Bearer <JWT>" from the Authorization header', () => {
+    expect(bearerTokenOf(undefined)).toBeUndefined();
+    expect(bearerTokenOf('Bearer aaa.bbb.ccc')).toBe('aaa.bbb.ccc');
+    expect(codeOf(() => bearerTokenOf('Basic dXNlcjpwYXNz'))).toBe('AUTH.MALFORMED_AUTHORIZATION unauthenticated');
+    expect(codeOf(() => bearerTokenOf('Bearer not-a-jwt'))).toBe('AUTH.MALFORMED_AUTHORIZATION unauthenticated');
+  });
+});
+
+describe('guest sessions', () => {
+  const secret = 'x'.repeat(32);
+  let now = 1_800_000_000_000;
+  const sessions = new GuestSessions(secret, 3600, () => now);
+
+  it('verifies what it issued, refuses tampering, another secret and expiry', () => {
+    const issued = sessions.issue();
+    expect(sessions.verify(issued.token).sessionId).toBe(issued.sessionId);
+    const otherId = issued.token.replace(issued.sessionId, '00000000-0000-4000-8000-000000000000');
+    expect(codeOf(() => sessions.verify(otherId))).toBe('AUTH.INVALID_GUEST_SESSION unauthenticated');
+    const longer = issued.token.replace(`.${issued.expiresAt}.`, `.${issued.expiresAt + 999_999}.`);
+    expect(codeOf(() => sessions.verify(longer))).toBe('AUTH.INVALID_GUEST_SESSION unauthenticated');
+    expect(codeOf(() => new GuestSessions('y'.repeat(32), 3600, () => now).verify(issued.token))).toBe(
+      'AUTH.INVALID_GUEST_SESSION unauthenticated',
+    );
+    expect(codeOf(() => sessions.verify('gs1.garbage'))).toBe('AUTH.INVALID_GUEST_SESSION unauthenticated');
+    now += 3600_000;
+    expect(codeOf(() => sessions.verify(issued.token))).toBe('AUTH.INVALID_GUEST_SESSION unauthenticated');
+  });
+
+  it('refuses a short secret', () => {
+    expect(() => new GuestSessions('short', 60)).toThrow(/at least 32/);
+  });
+});
+
+describe('rate limiter', () => {
+  it('allows the budget per minute per key, then answers with a retry delay; refills over time', () => {
+    let now = 0;
+    const limiter = new RateLimiter(3, 100, () => now);
+    expect([1, 2, 3].map(() => limiter.take('u').ok)).toEqual([true, true, true]);
+    const refused = limiter.take('u');
+    expect(refused).toEqual({ ok: false, retryAfterSeconds: 20 });
+    expect(limiter.take('other').ok).toBe(true);
+    now += 20_000;
+    expect(limiter.take('u').ok).toBe(true);
+    expect(limiter.take('u').ok).toBe(false);
+  });
+
+  it('forgets the least recently used keys past its capacity', () => {
+    const limiter = new RateLimiter(1, 2, () => 0);
+    limiter.take('a');
+    limiter.take('b');
+    limiter.take('c'); // evicts a
+    expect(limiter.take('a').ok).toBe(true);
+    expect(limiter.take('c').ok).toBe(false);
+  });
+});
+
+describe('declared input', () => {
+  const spec = endpoint({
+    operationId: 'putItem',
+    method: 'PUT',
+    path: '/carts/:id/items/:product_id',
+    tag: 't',
+    summary: 's',
+    access: access.userOrGuest,
+    params: z.strictObject({ id: z.uuid(), product_id: z.string().regex(/^[0-9a-f]{24}$/) }),
+    body: z.strictObject({ qty: z.number().int().min(1) }),
+    unknownFieldCode: (k) => (k === 'unit_price' ? 'CARTS.CLIENT_PRICE_REJECTED' : undefined),
+    unknownFieldMessage: 'prices come from the catalog',
+    response: { status: 200, description: 'ok' },
+  });
+  const params = { id: '6f1c1a52-3b7e-4c55-9c1d-8d8f6c1e2a10', product_id: 'a'.repeat(24) };
+
+  it('validates params and body with the declared schemas, naming the field', () => {
+    expect(validateInput(spec, { params, query: {}, body: { qty: 2 } }).body).toEqual({ qty: 2 });
+    expect(codeOf(() => validateInput(spec, { params, query: {}, body: { qty: 1.5 } }))).toBe('COMMON.VALIDATION_FAILED validation');
+    expect(codeOf(() => validateInput(spec, { params: { ...params, id: 'x' }, query: {}, body: { qty: 1 } }))).toBe(
+      'COMMON.VALIDATION_FAILED validation',
+    );
+  });
+
+  it('names unknown body fields one by one, with the declared code for a client price', () => {
+    try {
+      validateInput(spec, { params, query: {}, body: { qty: 1, unit_price: 1, $where: 'x' } });
+      throw new Error('accepted');
+    } catch (e) {
+      expect(e).toBeInstanceOf(AppError);
+      const err = e as AppError;
+      expect(err.code).toBe('CARTS.CLIENT_PRICE_REJECTED');
+      expect(err.errors).toEqual([
+        { field: 'body.unit_price', message: 'prices come from the catalog' },
+        { field: 'body.$where', message: 'unknown field' },
+      ]);
+    }
+  });
+});
+
+describe('405 for undeclared methods', () => {
+  const specs = [
+    { method: 'GET', path: '/carts/:id' },
+    { method: 'PUT', path: '/carts/:id/items/:product_id' },
+    { method: 'DELETE', path: '/carts/:id/items/:product_id' },
+    { method: 'POST', path: '/carts' },
+  ] as never;
+
+  it('lists the methods declared for a path, none for an unknown path', () => {
+    expect(allowedMethods(specs, '/carts/abc')).toEqual(['GET', 'HEAD']);
+    expect(allowedMethods(specs, '/carts/abc/items/p1')).toEqual(['DELETE', 'PUT']);
+    expect(allowedMethods(specs, '/carts')).toEqual(['POST']);
+    expect(allowedMethods(specs, '/nothing/here')).toEqual([]);
+    expect(allowedMethods(specs, '/carts/abc/items')).toEqual([]);
+  });
+});
