@@ -3,3 +3,4 @@ export * from './kafka-probe';
 export * from './start-service';
 export * from './member-reads';
 export * from './seeded-random';
+export * from './api-document';

@@ -13,7 +13,7 @@ import {
 } from './consumer-timeouts';
 import type { EdgeSettings } from '../edge/edge-settings';
 import type { GuestSessions } from '../edge/guest-session';
-import type { ApiDescription } from '../edge/openapi';
+import { buildOpenApi, type ApiDescription } from '../edge/openapi';
 import { edgeGuardOf, type EdgeOptions, installEdgeMiddleware, publishApiDocument } from '../edge/install-edge';
 import { HttpErrorFilter, sendProblem } from '../http/exception.filter';
 import { HealthController } from '../health/health';
@@ -106,6 +106,14 @@ export function kafkaTransportOptions(
 @Module({})
 class ServiceRootModule {}
 
+/** Controllers every service process has (PlatformModule), documented with the service's own. */
+export const PLATFORM_CONTROLLERS = [HealthController, MetricsController] as const;
+
+/** The OpenAPI document a service serves at /docs/openapi.json and commits under docs/api/. */
+export function serviceOpenApi(api: ApiDescription): Record<string, unknown> {
+  return buildOpenApi(api, PLATFORM_CONTROLLERS);
+}
+
 /**
  * Creates and starts a service: JSON logs, correlation ids, body limits, error filter,
  * Swagger at /docs, /health and /metrics, the Kafka microservice connected with
@@ -125,7 +133,7 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
     bodyParser: false,
     abortOnError: false,
   });
-  const edge: EdgeOptions = { ...opts.edge, platformControllers: [HealthController, MetricsController] };
+  const edge: EdgeOptions = { ...opts.edge, platformControllers: PLATFORM_CONTROLLERS };
   app.use(correlationMiddleware);
   app.use(app.get(Metrics).middleware);
   installEdgeMiddleware(app, edge, opts.logger);

@@ -76,6 +76,7 @@ export function publishApiDocument(app: INestApplication, opts: EdgeOptions): vo
   }
   if (problems.length > 0) throw new Error(`API declaration problems: ${problems.join('; ')}`);
   const document = buildOpenApi(opts.api, opts.platformControllers) as unknown as OpenAPIObject;
+  // (the committed docs/api/<service>.openapi.json is serviceOpenApi(api): the same builder and controllers)
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 }
 
