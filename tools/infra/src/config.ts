@@ -8,7 +8,7 @@ import { InfraError } from './errors';
  * - `local`: JVM / native processes under `<root>/.infra`, managed by this CLI (no Docker needed);
  * - `containers`: testcontainers-node (needs a Docker engine);
  * - `external`: already running somewhere; connection strings come from the environment
- *   (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, MONGO_URL) and the CLI only checks reachability.
+ *   (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, MONGO_URL, OIDC_ISSUER) and the CLI only checks reachability.
  */
 export type InfraMode = 'local' | 'containers' | 'external';
 
@@ -22,12 +22,20 @@ export interface InfraPorts {
   readonly cassandraSslStorage: number;
   readonly cassandraJmx: number;
   readonly mongo: number;
+  /** Keycloak HTTP (issuer, token endpoint, JWKS). */
+  readonly keycloak: number;
+  /** Keycloak management interface (/health); Keycloak 26 would otherwise take 9000. */
+  readonly keycloakManagement: number;
 }
 
 export interface ExternalEndpoints {
   readonly kafkaBrokers?: string;
   readonly cassandraContactPoints?: string;
   readonly mongoUrl?: string;
+  /** `OIDC_ISSUER`, e.g. https://id.example.com/realms/mobile-world. */
+  readonly oidcIssuer?: string;
+  /** `OIDC_AUDIENCE` (default mobile-world-api). */
+  readonly oidcAudience?: string;
 }
 
 export interface InfraConfig {
@@ -43,6 +51,7 @@ export interface InfraConfig {
   /** JVM heap sizes, e.g. "512m". */
   readonly kafkaHeap: string;
   readonly cassandraHeap: string;
+  readonly keycloakHeap: string;
   /** Cassandra datacenter name (SimpleSnitch always reports `datacenter1`). */
   readonly cassandraDatacenter: string;
   /** Readiness timeout per server, milliseconds. */
@@ -58,6 +67,8 @@ export const DEFAULT_PORTS: InfraPorts = {
   cassandraSslStorage: 17001,
   cassandraJmx: 17199,
   mongo: 27217,
+  keycloak: 18080,
+  keycloakManagement: 18081,
 };
 
 const PORT_VARS: Readonly<Record<keyof InfraPorts, string>> = {
@@ -68,6 +79,8 @@ const PORT_VARS: Readonly<Record<keyof InfraPorts, string>> = {
   cassandraSslStorage: 'CASSANDRA_SSL_STORAGE_PORT',
   cassandraJmx: 'CASSANDRA_JMX_PORT',
   mongo: 'MONGO_PORT',
+  keycloak: 'KEYCLOAK_PORT',
+  keycloakManagement: 'KEYCLOAK_MANAGEMENT_PORT',
 };
 
 /** Environment variable that sets a given port (for error messages). */
@@ -115,6 +128,8 @@ export function parsePorts(env: NodeJS.ProcessEnv): InfraPorts {
     cassandraSslStorage: parsePort(env, PORT_VARS.cassandraSslStorage, DEFAULT_PORTS.cassandraSslStorage),
     cassandraJmx: parsePort(env, PORT_VARS.cassandraJmx, DEFAULT_PORTS.cassandraJmx),
     mongo: parsePort(env, PORT_VARS.mongo, DEFAULT_PORTS.mongo),
+    keycloak: parsePort(env, PORT_VARS.keycloak, DEFAULT_PORTS.keycloak),
+    keycloakManagement: parsePort(env, PORT_VARS.keycloakManagement, DEFAULT_PORTS.keycloakManagement),
   };
   const seen = new Map<number, string>();
   for (const key of Object.keys(ports) as (keyof InfraPorts)[]) {
@@ -193,6 +208,8 @@ export function loadConfig(
     kafkaBrokers: env['KAFKA_BROKERS']?.trim() || undefined,
     cassandraContactPoints: env['CASSANDRA_CONTACT_POINTS']?.trim() || undefined,
     mongoUrl: env['MONGO_URL']?.trim() || undefined,
+    oidcIssuer: env['OIDC_ISSUER']?.trim().replace(/\/+$/, '') || undefined,
+    oidcAudience: env['OIDC_AUDIENCE']?.trim() || undefined,
   };
   const infraDirRaw = env['INFRA_DIR']?.trim();
   return {
@@ -205,6 +222,7 @@ export function loadConfig(
     external,
     kafkaHeap: parseHeap(env, 'KAFKA_HEAP', '512m'),
     cassandraHeap: parseHeap(env, 'CASSANDRA_HEAP', '1g'),
+    keycloakHeap: parseHeap(env, 'KEYCLOAK_HEAP', '512m'),
     cassandraDatacenter: 'datacenter1',
     startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
   };

@@ -1,5 +1,5 @@
 /**
- * `INFRA=containers`: the same three servers through testcontainers-node (needs a Docker engine).
+ * `INFRA=containers`: the same four servers through testcontainers-node (needs a Docker engine).
  * testcontainers is imported dynamically so that local mode never loads it.
  *
  * Containers are started with `withReuse()` and a `mobile-world.infra` label: Ryuk does not reap
@@ -9,6 +9,15 @@
 import { spawnSync } from 'node:child_process';
 import type { InfraConfig } from './config';
 import { InfraError } from './errors';
+import {
+  KEYCLOAK_ADMIN,
+  KEYCLOAK_IMAGE,
+  OIDC_AUDIENCE,
+  REALM_FILE_NAME,
+  discoveryUrl,
+  issuerFor,
+  realmFile,
+} from './servers/keycloak';
 import type { ServerName } from './types';
 
 export const CONTAINER_LABEL = 'mobile-world.infra';
@@ -17,6 +26,7 @@ export const IMAGES = {
   kafka: process.env['KAFKA_IMAGE'] ?? 'apache/kafka:3.9.1',
   cassandra: process.env['CASSANDRA_IMAGE'] ?? 'cassandra:5.0',
   mongodb: process.env['MONGO_IMAGE'] ?? 'mongo:8.0',
+  keycloak: process.env['KEYCLOAK_IMAGE'] ?? KEYCLOAK_IMAGE,
 } as const;
 
 async function startKafka(cfg: InfraConfig): Promise<string> {
@@ -74,6 +84,33 @@ async function startMongo(cfg: InfraConfig): Promise<string> {
   return `${container.getConnectionString()}/?directConnection=true`;
 }
 
+async function startKeycloak(cfg: InfraConfig): Promise<string> {
+  const { GenericContainer, Wait, getContainerRuntimeClient } = await import('testcontainers');
+  const host = (await getContainerRuntimeClient()).info.containerRuntime.host;
+  const port = cfg.ports.keycloak;
+  // Tokens name the issuer the host reaches: publish on the same port and pin the hostname to it.
+  const issuer = issuerFor(`http://${host}:${port}`);
+  await new GenericContainer(IMAGES.keycloak)
+    .withExposedPorts({ container: 8080, host: port })
+    .withCopyFilesToContainer([
+      { source: realmFile(cfg.root), target: `/opt/keycloak/data/import/${REALM_FILE_NAME}` },
+    ])
+    .withEnvironment({
+      KC_HOSTNAME: `http://${host}:${port}`,
+      KC_HEALTH_ENABLED: 'true',
+      KC_BOOTSTRAP_ADMIN_USERNAME: KEYCLOAK_ADMIN.username,
+      KC_BOOTSTRAP_ADMIN_PASSWORD: KEYCLOAK_ADMIN.password,
+      JAVA_OPTS_KC_HEAP: `-Xms64m -Xmx${cfg.keycloakHeap}`,
+    })
+    .withCommand(['start-dev', '--db=dev-mem', '--import-realm'])
+    .withLabels({ [CONTAINER_LABEL]: 'keycloak' })
+    .withWaitStrategy(Wait.forHttp(new URL(discoveryUrl(issuer)).pathname, 8080).forStatusCode(200))
+    .withStartupTimeout(cfg.startTimeoutMs)
+    .withReuse()
+    .start();
+  return issuer;
+}
+
 export async function upContainers(
   cfg: InfraConfig,
   names: readonly ServerName[],
@@ -90,6 +127,10 @@ export async function upContainers(
     },
     mongodb: async () => {
       env['MONGO_URL'] = await startMongo(cfg);
+    },
+    keycloak: async () => {
+      env['OIDC_ISSUER'] = await startKeycloak(cfg);
+      env['OIDC_AUDIENCE'] = OIDC_AUDIENCE;
     },
   };
   const results = await Promise.allSettled(

@@ -3,6 +3,7 @@ import { mongoHosts, parseHostPorts, type InfraConfig } from './config';
 import { InfraError } from './errors';
 import { isPortOpen } from './process';
 import { CONNECTION_VARS } from './registry';
+import { OIDC_AUDIENCE, fetchDiscovery } from './servers/keycloak';
 import type { ServerName } from './types';
 
 export function externalEnv(cfg: InfraConfig, names: readonly ServerName[]): Record<string, string> {
@@ -10,6 +11,7 @@ export function externalEnv(cfg: InfraConfig, names: readonly ServerName[]): Rec
     kafka: cfg.external.kafkaBrokers,
     cassandra: cfg.external.cassandraContactPoints,
     mongodb: cfg.external.mongoUrl,
+    keycloak: cfg.external.oidcIssuer,
   };
   const env: Record<string, string> = {};
   const missing: string[] = [];
@@ -22,7 +24,21 @@ export function externalEnv(cfg: InfraConfig, names: readonly ServerName[]): Rec
     throw new InfraError(`INFRA=external needs ${missing.join(', ')} in the environment`);
   if (names.includes('cassandra'))
     env['CASSANDRA_LOCAL_DATACENTER'] = process.env['CASSANDRA_LOCAL_DATACENTER'] ?? cfg.cassandraDatacenter;
+  if (names.includes('keycloak')) env['OIDC_AUDIENCE'] = cfg.external.oidcAudience ?? OIDC_AUDIENCE;
   return env;
+}
+
+/** `http://host:port/realms/x` → `host:port` (the scheme's default port when none is given). */
+function issuerHostPort(issuer: string): string {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new InfraError(
+      `OIDC_ISSUER must be an http(s) URL such as http://127.0.0.1:18080/realms/mobile-world, got "${issuer}"`,
+    );
+  }
+  return `${url.hostname}:${url.port || (url.protocol === 'http:' ? '80' : '443')}`;
 }
 
 export function endpointsOf(name: ServerName, value: string): [string, number][] {
@@ -33,6 +49,8 @@ export function endpointsOf(name: ServerName, value: string): [string, number][]
       return parseHostPorts(value, 9042, 'CASSANDRA_CONTACT_POINTS');
     case 'mongodb':
       return mongoHosts(value);
+    case 'keycloak':
+      return parseHostPorts(issuerHostPort(value), 443, 'OIDC_ISSUER');
   }
 }
 
@@ -45,6 +63,15 @@ export async function checkExternal(
   const problems: string[] = [];
   for (const name of names) {
     const value = env[CONNECTION_VARS[name]] ?? '';
+    if (name === 'keycloak') {
+      // an identity provider is reachable when it serves the issuer's discovery document
+      const failure = await fetchDiscovery(value, 5000).then(
+        () => undefined,
+        (err: unknown) => (err as Error).message,
+      );
+      if (failure !== undefined) problems.push(`OIDC_ISSUER=${value} (${failure})`);
+      continue;
+    }
     const endpoints = endpointsOf(name, value);
     const open = await Promise.all(endpoints.map(([host, port]) => isPortOpen(port, host, 3000)));
     if (!open.some(Boolean)) problems.push(`${CONNECTION_VARS[name]}=${value}`);

@@ -6,7 +6,8 @@
  *
  * Brings the servers up if they are not running (local processes, containers or external,
  * depending on INFRA — see config.ts), and returns the connection variables
- * (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, CASSANDRA_LOCAL_DATACENTER, MONGO_URL),
+ * (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, CASSANDRA_LOCAL_DATACENTER, MONGO_URL, OIDC_ISSUER,
+ * OIDC_AUDIENCE),
  * which are also copied into process.env so that test workers inherit them.
  */
 import { loadConfig, type InfraConfig } from './config';
@@ -14,6 +15,7 @@ import { InfraError, formatError } from './errors';
 import { checkExternal } from './external';
 import { upAll } from './local';
 import { SERVER_NAMES } from './registry';
+import { OIDC_AUDIENCE } from './servers/keycloak';
 import type { ServerName } from './types';
 
 export { loadConfig } from './config';
@@ -21,10 +23,11 @@ export { readPidState, serverPaths, spawnDetached, stopProcess, tailFile } from 
 export type { InfraConfig, InfraMode } from './config';
 export { InfraError } from './errors';
 export { SERVER_NAMES } from './registry';
+export { KEYCLOAK_IMAGE, OIDC_AUDIENCE, OIDC_REALM, issuerFor, realmClientSecret, realmDemoUsers, type RealmUser } from './servers/keycloak';
 export type { ServerName } from './types';
 
 export interface EnsureInfraOptions {
-  /** Which servers (default: kafka, cassandra, mongodb). */
+  /** Which servers (default: kafka, cassandra, mongodb, keycloak). */
   readonly servers?: readonly ServerName[];
   /** Progress output (default: stderr). */
   readonly log?: (line: string) => void;
@@ -60,6 +63,7 @@ export async function ensureInfra(options: EnsureInfraOptions = {}): Promise<Rec
         write(`[infra] ${r.name}: ${r.version}`);
       }
       if (names.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
+      if (names.includes('keycloak')) env['OIDC_AUDIENCE'] = OIDC_AUDIENCE;
       break;
     }
   }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
   DEFAULT_PORTS,
@@ -28,6 +30,18 @@ import {
   unhealthyReason,
 } from './servers/mongodb';
 import { kafkaClusterId, kafkaLog4jProperties, kafkaServerProperties, versionFromLog } from './servers/kafka';
+import {
+  discoveryUrl,
+  issuerFor,
+  keycloakArgs,
+  keycloakEnv,
+  keycloakLayout,
+  realmClientSecret,
+  realmDemoUsers,
+  realmFile,
+  versionFromKeycloakLog,
+} from './servers/keycloak';
+import { externalEnv } from './external';
 
 const noDocker = (): boolean => false;
 
@@ -125,7 +139,7 @@ describe('config', () => {
   });
 
   it('parses server names', () => {
-    expect(parseServerNames([])).toEqual(['kafka', 'cassandra', 'mongodb']);
+    expect(parseServerNames([])).toEqual(['kafka', 'cassandra', 'mongodb', 'keycloak']);
     expect(parseServerNames(['cassandra', 'mongo,kafka', 'kafka'])).toEqual([
       'cassandra',
       'mongodb',
@@ -325,5 +339,153 @@ describe('mongodb replica set', () => {
     expect(unhealthyReason(['PRIMARY', 'STARTUP2', 'SECONDARY'].map(m), 3)).toBe('h:0 PRIMARY, h:1 STARTUP2, h:2 SECONDARY');
     expect(unhealthyReason(['SECONDARY', 'SECONDARY', 'SECONDARY'].map(m), 3)).toMatch(/SECONDARY/);
     expect(unhealthyReason(['PRIMARY', 'SECONDARY'].map(m), 3)).toMatch(/^2 of 3 members/);
+  });
+});
+
+describe('keycloak', () => {
+  const root = join(__dirname, '..', '..', '..');
+
+  it('listens on 18080 with its management interface on 18081, both movable and checked for clashes', () => {
+    const cfg = loadConfig({}, { root: '/r', detectDocker: noDocker });
+    expect(cfg.ports.keycloak).toBe(18080);
+    expect(cfg.ports.keycloakManagement).toBe(18081);
+    expect(cfg.keycloakHeap).toBe('512m');
+    expect(loadConfig({ KEYCLOAK_PORT: '28080' }, { root: '/r', detectDocker: noDocker }).ports.keycloak).toBe(28080);
+    expect(() => parsePorts({ KEYCLOAK_MANAGEMENT_PORT: '18080' })).toThrow(/KEYCLOAK_MANAGEMENT_PORT and KEYCLOAK_PORT|KEYCLOAK_PORT and KEYCLOAK_MANAGEMENT_PORT/);
+    expect(() => loadConfig({ KEYCLOAK_PORT: 'http' }, { root: '/r', detectDocker: noDocker })).toThrow(/^KEYCLOAK_PORT must be a TCP port/);
+  });
+
+  it('runs kc.sh start-dev on loopback with an in-memory database, the realm import, health and a pinned issuer', () => {
+    const args = keycloakArgs({ host: '127.0.0.1', port: 18080, managementPort: 18081 });
+    expect(args[0]).toBe('start-dev');
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--db=dev-mem',
+        '--import-realm',
+        '--http-host=127.0.0.1',
+        '--http-port=18080',
+        '--http-management-port=18081',
+        '--health-enabled=true',
+        '--hostname=http://127.0.0.1:18080',
+      ]),
+    );
+    expect(keycloakEnv('512m')['JAVA_OPTS_KC_HEAP']).toContain('-Xmx512m');
+    expect(keycloakLayout('/x/.infra').importDir).toBe('/x/.infra/keycloak/dist/data/import');
+    expect(issuerFor('http://127.0.0.1:18080/')).toBe('http://127.0.0.1:18080/realms/mobile-world');
+    expect(discoveryUrl('http://h/realms/mobile-world')).toBe('http://h/realms/mobile-world/.well-known/openid-configuration');
+  });
+
+  it('reads the version Keycloak printed', () => {
+    expect(
+      versionFromKeycloakLog([
+        '2026-01-01 INFO  [io.quarkus] (main) Keycloak 26.0.7 on JVM (powered by Quarkus 3.15.1) started in 21.2s.',
+        'later line',
+      ]),
+    ).toBe('26.0.7');
+    expect(versionFromKeycloakLog(['nothing'])).toBeUndefined();
+  });
+
+  it('takes OIDC_ISSUER (and OIDC_AUDIENCE) from the environment in external mode', () => {
+    const cfg = loadConfig(
+      { INFRA: 'external', OIDC_ISSUER: 'https://id.example/realms/mobile-world/' },
+      { root: '/r', detectDocker: noDocker },
+    );
+    expect(externalEnv(cfg, ['keycloak'])).toEqual({
+      OIDC_ISSUER: 'https://id.example/realms/mobile-world',
+      OIDC_AUDIENCE: 'mobile-world-api',
+    });
+    expect(() => externalEnv(loadConfig({ INFRA: 'external' }, { root: '/r', detectDocker: noDocker }), ['keycloak'])).toThrow(
+      /INFRA=external needs OIDC_ISSUER/,
+    );
+  });
+
+  describe('realm file', () => {
+    interface Client {
+      clientId: string;
+      publicClient?: boolean;
+      bearerOnly?: boolean;
+      standardFlowEnabled?: boolean;
+      directAccessGrantsEnabled?: boolean;
+      serviceAccountsEnabled?: boolean;
+      implicitFlowEnabled?: boolean;
+      redirectUris?: string[];
+      webOrigins?: string[];
+      attributes?: Record<string, string>;
+      defaultClientScopes?: string[];
+      protocolMappers?: { protocolMapper: string; config: Record<string, string> }[];
+    }
+    const realm = JSON.parse(readFileSync(realmFile(root), 'utf8')) as {
+      realm: string;
+      sslRequired: string;
+      accessTokenLifespan: number;
+      defaultRole: { name: string };
+      roles: { realm: { name: string; composites?: { realm?: string[] } }[] };
+      clients: Client[];
+      users: { id: string; username: string; serviceAccountClientId?: string; realmRoles?: string[] }[];
+    };
+    const client = (id: string): Client => {
+      const found = realm.clients.find((c) => c.clientId === id);
+      if (!found) throw new Error(`client ${id} missing`);
+      return found;
+    };
+    const audienceMappers = (c: Client): string[] =>
+      (c.protocolMappers ?? [])
+        .filter((m) => m.protocolMapper === 'oidc-audience-mapper' && m.config['access.token.claim'] === 'true')
+        .map((m) => m.config['included.client.audience'] ?? '');
+
+    it('is realm mobile-world: no TLS required locally, 15-minute access tokens, customer for new users', () => {
+      expect(realm.realm).toBe('mobile-world');
+      expect(realm.sslRequired).toBe('none');
+      expect(realm.accessTokenLifespan).toBe(900);
+      const names = realm.roles.realm.map((r) => r.name);
+      expect(names).toEqual(expect.arrayContaining(['customer', 'catalog_manager', 'stock_manager', 'support', 'operator']));
+      const defaults = realm.roles.realm.find((r) => r.name === realm.defaultRole.name);
+      expect(defaults?.composites?.realm).toContain('customer');
+    });
+
+    it('names the API audience with a client that has no flow', () => {
+      expect(client('mobile-world-api')).toMatchObject({
+        bearerOnly: true,
+        standardFlowEnabled: false,
+        directAccessGrantsEnabled: false,
+        implicitFlowEnabled: false,
+        serviceAccountsEnabled: false,
+      });
+    });
+
+    it('has a public web client: code flow with PKCE S256, password grant, local redirects, the API audience', () => {
+      const web = client('mobile-world-web');
+      expect(web).toMatchObject({ publicClient: true, standardFlowEnabled: true, directAccessGrantsEnabled: true, implicitFlowEnabled: false });
+      expect(web.attributes?.['pkce.code.challenge.method']).toBe('S256');
+      expect(web.redirectUris?.sort()).toEqual(['http://127.0.0.1:*', 'http://localhost:*']);
+      expect(web.webOrigins).toEqual(['+']);
+      expect(web.defaultClientScopes).toEqual(expect.arrayContaining(['roles', 'basic']));
+      expect(audienceMappers(web)).toEqual(['mobile-world-api']);
+    });
+
+    it('has a confidential ops client whose service account is an operator, with the API audience', () => {
+      const ops = client('mobile-world-ops');
+      expect(ops).toMatchObject({ publicClient: false, serviceAccountsEnabled: true, standardFlowEnabled: false, directAccessGrantsEnabled: false });
+      expect(realmClientSecret(root, 'mobile-world-ops')).toBeTruthy();
+      expect(ops.defaultClientScopes).toEqual(expect.arrayContaining(['roles', 'basic']));
+      expect(audienceMappers(ops)).toEqual(['mobile-world-api']);
+      expect(realm.users.find((u) => u.serviceAccountClientId === 'mobile-world-ops')?.realmRoles).toEqual(['operator']);
+    });
+
+    it('has the six demo users with distinct fixed ids and their roles', () => {
+      const users = realmDemoUsers(root);
+      expect(users.map((u) => [u.username, u.roles])).toEqual([
+        ['alice', ['customer']],
+        ['bob', ['customer']],
+        ['carol', ['catalog_manager']],
+        ['stan', ['stock_manager']],
+        ['sue', ['support']],
+        ['otto', ['operator']],
+      ]);
+      const ids = realm.users.map((u) => u.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(users.every((u) => u.password === 'demo')).toBe(true);
+    });
   });
 });

@@ -5,7 +5,8 @@
  * to the test workers. Tests never skip because a server is missing: they fail.
  */
 export default async function globalSetup(): Promise<void> {
-  if (process.env['KAFKA_BROKERS'] && process.env['MONGO_URL'] && process.env['CASSANDRA_CONTACT_POINTS']) return;
+  const e = process.env;
+  if (e['KAFKA_BROKERS'] && e['MONGO_URL'] && e['CASSANDRA_CONTACT_POINTS'] && e['OIDC_ISSUER']) return;
   // Loaded lazily so unit-only runs never touch the infra tooling.
   const { ensureInfra } = await import('./index');
   await ensureInfra();

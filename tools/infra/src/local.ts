@@ -20,6 +20,7 @@ import {
   type StopResult,
 } from './process';
 import { loadServer } from './registry';
+import { OIDC_AUDIENCE } from './servers/keycloak';
 import type { InfraContext, LocalServer, ServerName } from './types';
 
 export type Logger = (name: ServerName | 'infra', message: string) => void;
@@ -69,6 +70,7 @@ async function waitReadyOrExit(
   timeoutMs: number,
 ): Promise<void> {
   const paths = serverPaths(ctx.infraDir, server.name);
+  const stopWaiting = new AbortController();
   let watching = true;
   const died = (async (): Promise<never> => {
     while (watching) {
@@ -83,9 +85,10 @@ async function waitReadyOrExit(
     return new Promise<never>(() => undefined);
   })();
   try {
-    await Promise.race([server.waitReady(ctx, timeoutMs), died]);
+    await Promise.race([server.waitReady({ ...ctx, signal: stopWaiting.signal }, timeoutMs), died]);
   } finally {
     watching = false;
+    stopWaiting.abort(); // a readiness loop still polling a dead process would keep the CLI alive until its timeout
   }
 }
 
@@ -245,6 +248,7 @@ export async function localEnv(
     env[server.connection.envVar] = server.connection.value;
   }
   if (names.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
+  if (names.includes('keycloak')) env['OIDC_AUDIENCE'] = OIDC_AUDIENCE;
   return env;
 }
 

@@ -319,11 +319,16 @@ export function tailFile(file: string, lines = 20): string[] {
   }
 }
 
-/** Runs `attempt` until it resolves or the deadline passes; rethrows the last error on timeout. */
+/** Runs `attempt` until it resolves, the deadline passes or `signal` aborts; then rethrows the last error. */
 export async function retryUntil<T>(
   attempt: () => Promise<T>,
   timeoutMs: number,
-  options: { intervalMs?: number; onWait?: (elapsedMs: number, lastError: unknown) => void } = {},
+  options: {
+    intervalMs?: number;
+    onWait?: (elapsedMs: number, lastError: unknown) => void;
+    /** Stops retrying (rethrowing the last error) once aborted. */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<T> {
   const started = Date.now();
   const interval = options.intervalMs ?? 1000;
@@ -336,7 +341,7 @@ export async function retryUntil<T>(
       lastError = err;
     }
     const now = Date.now();
-    if (now - started >= timeoutMs) throw lastError;
+    if (now - started >= timeoutMs || options.signal?.aborted) throw lastError;
     if (options.onWait && now - lastReport >= 10_000) {
       lastReport = now;
       options.onWait(now - started, lastError);

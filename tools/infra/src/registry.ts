@@ -2,10 +2,11 @@ import type { InfraConfig } from './config';
 import { InfraError } from './errors';
 import { createCassandraServer } from './servers/cassandra';
 import { createKafkaServer } from './servers/kafka';
+import { createKeycloakServer } from './servers/keycloak';
 import { createMongodbServer } from './servers/mongodb';
 import type { LocalServer, ServerName } from './types';
 
-export const SERVER_NAMES: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb'];
+export const SERVER_NAMES: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak'];
 
 export function isServerName(value: string): value is ServerName {
   return (SERVER_NAMES as readonly string[]).includes(value);
@@ -36,6 +37,8 @@ export async function loadServer(name: ServerName, cfg: InfraConfig): Promise<Lo
       return createCassandraServer(cfg);
     case 'mongodb':
       return createMongodbServer(cfg);
+    case 'keycloak':
+      return createKeycloakServer(cfg);
   }
 }
 
@@ -44,4 +47,5 @@ export const CONNECTION_VARS: Readonly<Record<ServerName, string>> = {
   kafka: 'KAFKA_BROKERS',
   cassandra: 'CASSANDRA_CONTACT_POINTS',
   mongodb: 'MONGO_URL',
+  keycloak: 'OIDC_ISSUER',
 };

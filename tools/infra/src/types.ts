@@ -5,7 +5,7 @@
  * that it is ready and what version it is. The CLI owns processes: spawning detached,
  * pid files, log files, stopping exactly what it started.
  */
-export type ServerName = 'kafka' | 'cassandra' | 'mongodb';
+export type ServerName = 'kafka' | 'cassandra' | 'mongodb' | 'keycloak';
 
 export interface InfraContext {
   /** Repository root (absolute). */
@@ -14,6 +14,8 @@ export interface InfraContext {
   readonly infraDir: string;
   /** Progress line for the user (already prefixed with the server name by the CLI). */
   log(message: string): void;
+  /** Aborted once nobody waits for readiness any more (the process died): waiting loops stop. */
+  readonly signal?: AbortSignal;
 }
 
 export interface LaunchSpec {

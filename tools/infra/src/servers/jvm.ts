@@ -136,6 +136,85 @@ export async function resolveMavenClasspath(ctx: InfraContext, spec: MavenClassp
   });
 }
 
+export interface MavenUnpack {
+  /** Server name, used in messages and for `.infra/<name>/mvn.log`. */
+  readonly name: string;
+  readonly pomFile: string;
+  /** `<execution>` id of the pom's maven-dependency-plugin `unpack`. */
+  readonly execution: string;
+  /** Pom property naming the output directory (passed as -D<property>=<outputDir>). */
+  readonly outputProperty: string;
+  /** Directory that receives the unpacked archive (`.infra/<name>/dist`). */
+  readonly outputDir: string;
+  /** A file that exists once the archive is unpacked (relative to outputDir), e.g. `bin/kc.sh`. */
+  readonly expect: string;
+}
+
+/**
+ * Unpacks the archive named by `pomFile` from Maven Central (through ~/.m2, so only the first run
+ * downloads) into `outputDir`. Idempotent: skipped while the pom is unchanged since the last
+ * successful run; a changed pom replaces the whole directory.
+ */
+export async function unpackMavenArchive(ctx: InfraContext, spec: MavenUnpack): Promise<void> {
+  const pom = readFileSync(spec.pomFile, 'utf8');
+  const digest = createHash('sha256').update(pom).digest('hex');
+  const marker = join(spec.outputDir, '.resolved');
+  const complete = (): boolean => existsSync(join(spec.outputDir, spec.expect));
+  if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === digest && complete()) return;
+
+  await serialized(async () => {
+    const serverDir = join(spec.outputDir, '..');
+    mkdirSync(serverDir, { recursive: true });
+    const logFile = join(serverDir, 'mvn.log');
+    const shownLog = displayPath(ctx.root, logFile);
+    rmSync(spec.outputDir, { recursive: true, force: true });
+    writeFileSync(
+      logFile,
+      `# ${new Date().toISOString()} unpacking ${displayPath(ctx.root, spec.pomFile)}\n`,
+    );
+    ctx.log(
+      `unpacking the distribution from Maven Central (download on the first run only; log: ${shownLog})`,
+    );
+    const started = Date.now();
+    let code: number;
+    try {
+      code = await runLogged(
+        'mvn',
+        [
+          '-B',
+          '-q',
+          '-f',
+          spec.pomFile,
+          `dependency:unpack@${spec.execution}`,
+          `-D${spec.outputProperty}=${spec.outputDir}`,
+        ],
+        logFile,
+        serverDir,
+      );
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new InfraError(
+          `Maven not found on PATH: install maven (apt-get install maven), it resolves the ${spec.name} distribution`,
+        );
+      }
+      throw err;
+    }
+    if (code !== 0 || !complete()) {
+      rmSync(spec.outputDir, { recursive: true, force: true });
+      const cause = readFileSync(logFile, 'utf8')
+        .split('\n')
+        .find((line) => line.includes('[ERROR]'))
+        ?.replace(/^.*?\[ERROR\]\s*/, '')
+        .slice(0, 240);
+      throw new InfraError(
+        `mvn could not unpack the ${spec.name} distribution from Maven Central (${cause ?? `exit ${code}`}): check network/proxy; see ${shownLog}`,
+      );
+    }
+    writeFileSync(marker, `${digest}\n`);
+    ctx.log(`unpacked in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  });
+}
+
 /** Version from a jar file name in `libDir`, e.g. prefix "kafka_2.13-" → "3.9.2". */
 export function jarVersion(libDir: string, prefix: string): string | undefined {
   if (!existsSync(libDir)) return undefined;
