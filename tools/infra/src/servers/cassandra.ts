@@ -296,6 +296,7 @@ export function createCassandraServer(cfg: InfraConfig): LocalServer {
       try {
         await retryUntil(() => releaseVersion(contactPoint, cfg.cassandraDatacenter, 5000), timeoutMs, {
           intervalMs: 2000,
+          signal: ctx.signal,
           onWait: (elapsed) => ctx.log(`waiting for CQL on ${contactPoint} (${Math.round(elapsed / 1000)}s)`),
         });
       } catch (err) {

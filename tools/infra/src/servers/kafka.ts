@@ -292,6 +292,7 @@ export function createKafkaServer(cfg: InfraConfig): LocalServer {
       try {
         await retryUntil(() => describeCluster(brokers, 5000), timeoutMs, {
           intervalMs: 1000,
+          signal: ctx.signal,
           onWait: (elapsed) => ctx.log(`waiting for the broker (${Math.round(elapsed / 1000)}s)`),
         });
       } catch (err) {

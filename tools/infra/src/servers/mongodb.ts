@@ -227,6 +227,7 @@ export function createMongodbServer(cfg: InfraConfig, env: NodeJS.ProcessEnv = p
       timeoutMs,
       {
         intervalMs: 500,
+        signal: ctx.signal,
         onWait: (ms, err) => ctx.log(`waiting for a primary and ${members - 1} secondaries (${Math.round(ms / 1000)}s: ${err instanceof Error ? err.message : String(err)})`),
       },
     ).catch((err: unknown) => {
@@ -269,7 +270,7 @@ export function createMongodbServer(cfg: InfraConfig, env: NodeJS.ProcessEnv = p
       await retryUntil(
         () => Promise.all(ports.map((port) => withMember(direct(port), 1_000, (c) => c.db('admin').command({ hello: 1 })))),
         timeoutMs,
-        { intervalMs: 500, onWait: (ms) => ctx.log(`waiting for ${members} mongod member(s) on ${host}:${ports.join(',')} (${Math.round(ms / 1000)}s)`) },
+        { intervalMs: 500, signal: ctx.signal, onWait: (ms) => ctx.log(`waiting for ${members} mongod member(s) on ${host}:${ports.join(',')} (${Math.round(ms / 1000)}s)`) },
       ).catch((err: unknown) => {
         throw new InfraError(
           `mongod did not answer on ${host}:${ports.join(',')} within ${Math.round(timeoutMs / 1000)}s (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); is a port taken (MONGO_PORT moves them)?`,
