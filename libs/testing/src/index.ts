@@ -3,4 +3,5 @@ export * from './kafka-probe';
 export * from './start-service';
 export * from './member-reads';
 export * from './seeded-random';
+export * from './oidc';
 export * from './api-document';

@@ -5,12 +5,16 @@ export interface TestEnv {
   readonly mongoUrl: string;
   readonly cassandraContactPoints: string[];
   readonly cassandraDatacenter: string;
+  /** `OIDC_ISSUER` of the project's Keycloak realm (tokens: ./oidc.ts). */
+  readonly oidcIssuer: string;
+  /** `OIDC_AUDIENCE`: the `aud` access tokens for the APIs carry. */
+  readonly oidcAudience: string;
 }
 
 /** Connection settings exported by the jest globalSetup (or by the caller). Fails loudly if absent. */
 export function testEnv(): TestEnv {
   const e = process.env;
-  const missing = ['KAFKA_BROKERS', 'MONGO_URL', 'CASSANDRA_CONTACT_POINTS'].filter((k) => !e[k]);
+  const missing = ['KAFKA_BROKERS', 'MONGO_URL', 'CASSANDRA_CONTACT_POINTS', 'OIDC_ISSUER'].filter((k) => !e[k]);
   if (missing.length > 0) {
     throw new Error(`integration test environment missing ${missing.join(', ')}: run through "npm test" or "npm run infra:up"`);
   }
@@ -19,6 +23,8 @@ export function testEnv(): TestEnv {
     mongoUrl: e['MONGO_URL'] ?? '',
     cassandraContactPoints: (e['CASSANDRA_CONTACT_POINTS'] ?? '').split(','),
     cassandraDatacenter: e['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1',
+    oidcIssuer: (e['OIDC_ISSUER'] ?? '').replace(/\/+$/, ''),
+    oidcAudience: e['OIDC_AUDIENCE'] || 'mobile-world-api',
   };
 }
 
