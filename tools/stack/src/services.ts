@@ -22,7 +22,13 @@ export const STACK_SERVICES: readonly StackService[] = [
 
 /** Environment of one service from the infra connection variables. */
 export function serviceEnv(s: StackService, infra: Readonly<Record<string, string>>): Record<string, string> {
-  const env: Record<string, string> = { HTTP_PORT: String(s.port), KAFKA_BROKERS: infra['KAFKA_BROKERS'] ?? '', NODE_ENV: 'development' };
+  const env: Record<string, string> = {
+    HTTP_PORT: String(s.port),
+    KAFKA_BROKERS: infra['KAFKA_BROKERS'] ?? '',
+    NODE_ENV: 'development',
+    OIDC_ISSUER: infra['OIDC_ISSUER'] ?? '',
+    OIDC_AUDIENCE: infra['OIDC_AUDIENCE'] ?? '',
+  };
   if (s.needs.includes('mongo')) env['MONGO_URL'] = infra['MONGO_URL'] ?? '';
   if (s.needs.includes('cassandra')) {
     env['CASSANDRA_CONTACT_POINTS'] = infra['CASSANDRA_CONTACT_POINTS'] ?? '';

@@ -1,16 +1,25 @@
 /**
  * `npm start`: the whole system on this machine, from nothing.
- *  1. infrastructure (Kafka, Cassandra, MongoDB server) via tools/infra — installs what it needs;
+ *  1. infrastructure (Kafka, Cassandra, MongoDB server, Keycloak) via tools/infra — installs what it needs;
  *  2. builds the service bundles with Nx;
  *  3. starts every service detached (logs and pids under .infra/services/<name>/);
  *  4. waits until each answers /health/ready;
  *  5. loads the demo data once;
- *  6. prints the URLs.
+ *  6. prints the URLs and one curl per demo user for a token.
  * Running it again is safe: running services are left alone.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureInfra, loadConfig, readPidState, serverPaths, spawnDetached, tailFile } from '@mw/infra';
+import {
+  ensureInfra,
+  loadConfig,
+  readPidState,
+  realmClientSecret,
+  realmDemoUsers,
+  serverPaths,
+  spawnDetached,
+  tailFile,
+} from '@mw/infra';
 import { bundlePath, serviceEnv, STACK_SERVICES, StackService } from './services';
 import { loadDemoData } from './demo-data';
 
@@ -62,7 +71,24 @@ async function main(): Promise<void> {
   await loadDemoData(cfg.root, infra, log);
 
   const rows = STACK_SERVICES.map((s) => `  ${s.name.padEnd(18)} http://127.0.0.1:${s.port}/docs   /health/ready   /metrics`);
-  console.log(`\nMobile World is up.\n${rows.join('\n')}\n\nStop everything with: npm stop\n`);
+  console.log(`\nMobile World is up.\n${rows.join('\n')}\n`);
+  if (infra['OIDC_ISSUER']) console.log(`${tokenHelp(cfg.root, infra['OIDC_ISSUER'])}\n`);
+  console.log('Stop everything with: npm stop\n');
+}
+
+/** One curl per demo user (password grant against mobile-world-web) and one for the ops client. */
+function tokenHelp(root: string, issuer: string): string {
+  const endpoint = `${issuer}/protocol/openid-connect/token`;
+  const users = realmDemoUsers(root).map(
+    (u) =>
+      `  ${u.username.padEnd(6)} ${u.roles.join(',').padEnd(16)} curl -s ${endpoint} -d grant_type=password -d client_id=mobile-world-web -d username=${u.username} -d password=${u.password ?? '<password>'}`,
+  );
+  const secret = realmClientSecret(root, 'mobile-world-ops') ?? '<secret>';
+  return [
+    `Tokens from Keycloak (issuer ${issuer}); pipe to jq -r .access_token and send as "authorization: Bearer <token>":`,
+    ...users,
+    `  ${'ops'.padEnd(6)} ${'operator'.padEnd(16)} curl -s ${endpoint} -d grant_type=client_credentials -d client_id=mobile-world-ops -d client_secret=${secret}`,
+  ].join('\n');
 }
 
 main().catch((e: unknown) => {
