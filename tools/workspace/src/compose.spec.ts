@@ -16,6 +16,8 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   command?: string[] | string;
+  ports?: string[];
+  volumes?: string[];
 }
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
@@ -64,6 +66,29 @@ describe('docker-compose.yml', () => {
       orders: ['MONGO_URL'],
     };
     for (const [name, vars] of Object.entries(needs)) for (const v of vars) expect(`${name}:${v}:${v in (services[name]?.environment ?? {})}`).toBe(`${name}:${v}:true`);
+  });
+
+  it('runs Keycloak from the official image with the committed realm, healthy before any app starts', () => {
+    const kc = services['keycloak'];
+    expect(kc?.image).toBe('quay.io/keycloak/keycloak:26.0.7');
+    expect(kc?.command).toEqual(['start-dev', '--import-realm']);
+    expect(kc?.ports).toContain('8080:8080');
+    const realm = './tools/infra/keycloak/mobile-world-realm.json';
+    expect(existsSync(join(root, realm))).toBe(true);
+    expect(kc?.volumes).toContain(`${realm}:/opt/keycloak/data/import/mobile-world-realm.json:ro`);
+    expect(kc?.environment).toMatchObject({ KC_HOSTNAME: 'http://localhost:8080', KC_HOSTNAME_BACKCHANNEL_DYNAMIC: 'true' });
+    expect(JSON.stringify(kc?.healthcheck?.test)).toContain('/realms/mobile-world/.well-known/openid-configuration');
+    for (const app of apps) {
+      expect({ app, keycloak: services[app]?.depends_on?.['keycloak']?.condition }).toEqual({ app, keycloak: 'service_healthy' });
+      expect({ app, env: services[app]?.environment }).toMatchObject({
+        app,
+        env: {
+          OIDC_ISSUER: 'http://localhost:8080/realms/mobile-world',
+          OIDC_JWKS_URL: 'http://keycloak:8080/realms/mobile-world/protocol/openid-connect/certs',
+          OIDC_AUDIENCE: 'mobile-world-api',
+        },
+      });
+    }
   });
 
   it.each(['catalog', 'inventory', 'carts', 'orders'])('the %s Dockerfile is multi-stage on Node 24 with production dependencies only', (app) => {
