@@ -3,19 +3,16 @@ import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { CassandraModule, MongoModule } from '@mw/persistence';
 import { PlatformModule } from '@mw/platform';
-import { CategoriesController } from './categories/categories.controller';
+import { api } from './api';
 import { CategoriesRepository } from './categories/categories.repository';
 import { CategoriesService } from './categories/categories.service';
 import { CatalogConfig } from './config';
-import { ListingController } from './listing/listing.controller';
 import { ListingRepository } from './listing/listing.repository';
 import { ListingService } from './listing/listing.service';
 import { CatalogOutbox } from './outbox/catalog-outbox';
-import { ProductsController } from './products/products.controller';
 import { ProductsReparenter } from './products/products-reparenter';
 import { ProductsRepository } from './products/products.repository';
 import { ProductsService } from './products/products.service';
-import { SearchController } from './search/search.controller';
 import { SearchRepository } from './search/search.repository';
 import { SearchService } from './search/search.service';
 import { cassandraOptions } from './shared/cassandra-options';
@@ -42,14 +39,17 @@ export class AppModule {
           brokers: config.KAFKA_BROKERS,
           clientId: config.KAFKA_CLIENT_ID ?? 'catalog',
           groupId: config.KAFKA_GROUP_ID,
-          topics: { 'catalog.products.v1': 'catalog.products.v1', 'catalog.categories.v1': 'catalog.categories.v1' },
+          topics: {
+            'catalog.products.v1': 'catalog.products.v1',
+            'catalog.categories.v1': 'catalog.categories.v1',
+          },
           partitions: config.KAFKA_TOPIC_PARTITIONS,
           replicationFactor: config.KAFKA_REPLICATION_FACTOR,
           minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
         }),
       ],
-      // Search before products: GET /products must not be shadowed (it is not, but keep the order explicit).
-      controllers: [CategoriesController, SearchController, ListingController, ProductsController],
+      // Exactly the controllers of the API description (./api.ts), so the served document covers every route.
+      controllers: [...api.controllers],
       providers: [
         { provide: CATALOG_CONFIG, useValue: config },
         CatalogOutbox,

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { bootstrapService } from '@mw/platform';
 import { loadCatalogConfig } from './config';
+import { projectorApi } from './projector-api';
 import { ProjectorModule } from './projection/projector.module';
 
 /** The catalog projector: its own process and consumer group (catalog.products.v1 → Cassandra). */
 bootstrapService({
   name: 'catalog-projector',
-  description: 'Projects catalog.products.v1 into the Cassandra read model; /health and /metrics',
+  api: projectorApi,
   loadConfig: loadCatalogConfig,
   rootModule: ProjectorModule.register,
   consumer: false,

@@ -1,32 +1,28 @@
 import { z } from 'zod';
-import { AttributeKey, MAX_ATTRIBUTES, ObjectIdParam, PriceInput } from '../shared/http-schemas';
+import { MAX_ATTRIBUTES, ObjectIdParam, PageLimit, PriceInput } from '../shared/http-schemas';
 import { SORTS } from './search-query';
+
+const ATTRIBUTE_PAIR = '[a-z][a-z0-9_]{0,63}:[^,]{1,256}';
+/** Exactly what the parser below accepts: 1..50 comma-separated `name:value` pairs. */
+const ATTRIBUTE_FILTER = new RegExp(`^${ATTRIBUTE_PAIR}(?:,${ATTRIBUTE_PAIR}){0,${MAX_ATTRIBUTES - 1}}$`);
 
 /** "color:black,ram_gb:8" → {color: 'black', ram_gb: '8'} */
 const AttributeFilter = z
   .string()
   .max(2000)
-  .transform((text, ctx) => {
+  .regex(
+    ATTRIBUTE_FILTER,
+    `must be up to ${MAX_ATTRIBUTES} comma-separated name:value pairs with lower-case latin names`,
+  )
+  .transform((text) => {
     const out: Record<string, string> = {};
     for (const pair of text.split(',')) {
       const at = pair.indexOf(':');
-      const key = pair.slice(0, at);
-      const value = pair.slice(at + 1);
-      if (at <= 0 || !AttributeKey.safeParse(key).success || value.length === 0 || value.length > 256) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `"${pair.slice(0, 80)}" is not name:value with a lower-case latin name`,
-        });
-        return z.NEVER;
-      }
-      out[key] = value;
-    }
-    if (Object.keys(out).length > MAX_ATTRIBUTES) {
-      ctx.addIssue({ code: 'custom', message: `at most ${MAX_ATTRIBUTES} attribute filters` });
-      return z.NEVER;
+      out[pair.slice(0, at)] = pair.slice(at + 1);
     }
     return out;
-  });
+  })
+  .meta({ description: 'Attribute filters, every one must match', example: 'color:черный,ram_gb:8' });
 
 export const SearchQuery = z
   .strictObject({
@@ -39,13 +35,12 @@ export const SearchQuery = z
     max_price: PriceInput.optional(),
     attributes: AttributeFilter.optional(),
     sort: z.enum(SORTS).default('newest'),
-    limit: z
+    limit: PageLimit,
+    cursor: z
       .string()
-      .regex(/^\d{1,3}$/, 'must be a whole number 1..100')
-      .transform(Number)
-      .pipe(z.number().int().min(1).max(100))
-      .default(20),
-    cursor: z.string().max(500).optional(),
+      .max(500)
+      .optional()
+      .meta({ description: 'next_cursor of the previous page (same sort)' }),
   })
   .refine((q) => q.min_price === undefined || q.max_price === undefined || q.min_price <= q.max_price, {
     message: 'must not exceed max_price',
