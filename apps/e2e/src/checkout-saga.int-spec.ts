@@ -1,4 +1,4 @@
-import { waitFor } from '@mw/testing';
+import { type TestUser, waitFor } from '@mw/testing';
 import { HOLD_SECONDS, PAYMENT_TIMEOUT_MS, Recorded, Stack } from './stack';
 
 interface OrderBody {
@@ -64,20 +64,39 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     return id;
   }
 
-  async function cart(userId: string, lines: [string, number][]): Promise<string> {
-    const c = await s.http('carts', 'POST', '/carts', { zone: 'MSK', user_id: userId });
+  /** Who owns each cart: carts answer only their owner (anyone else gets 404). */
+  const owners = new Map<string, TestUser>();
+  const ruleUser = (rule: 'decline' | 'hang'): TestUser => {
+    const u = s.ruleUsers?.[rule];
+    if (!u) throw new Error(`no ${rule} user`);
+    return u;
+  };
+  const ownerOf = (cartId: string): TestUser => {
+    const owner = owners.get(cartId);
+    if (!owner) throw new Error(`no owner recorded for cart ${cartId}`);
+    return owner;
+  };
+  const customer = (n: number): TestUser => {
+    const c = s.customers[n];
+    if (!c) throw new Error(`no customer ${n}`);
+    return c;
+  };
+
+  async function cart(user: TestUser, lines: [string, number][]): Promise<string> {
+    const c = await s.http('carts', 'POST', '/carts', { zone: 'MSK' }, {}, user);
     expect(c.status).toBe(201);
     const id = c.body['cart_id'] as string;
+    owners.set(id, user);
     for (const [productId, qty] of lines) {
       // carts learns the product (and its price) from the products topic: wait for it, then set the quantity only
-      await waitFor(async () => (await s.http('carts', 'PUT', `/carts/${id}/items/${productId}`, { qty })).status === 200, 30_000, `carts knows ${productId}`);
+      await waitFor(async () => (await s.http('carts', 'PUT', `/carts/${id}/items/${productId}`, { qty }, {}, user)).status === 200, 30_000, `carts knows ${productId}`);
     }
     return id;
   }
 
   async function checkout(cartId: string): Promise<{ checkoutId: string; orderId: string; startedAt: number }> {
     const startedAt = Date.now();
-    const r = await s.http('carts', 'POST', `/carts/${cartId}/checkout`);
+    const r = await s.http('carts', 'POST', `/carts/${cartId}/checkout`, undefined, {}, ownerOf(cartId));
     expect(r.status).toBe(202);
     const checkoutId = r.body['checkout_id'] as string;
     const order = await waitFor(
@@ -116,7 +135,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
 
   const cartStatus = async (cartId: string, want: string): Promise<string> =>
     waitFor(async () => {
-      const st = (await s.http('carts', 'GET', `/carts/${cartId}`)).body['status'] as string;
+      const st = (await s.http('carts', 'GET', `/carts/${cartId}`, undefined, {}, ownerOf(cartId))).body['status'] as string;
       return st === want ? st : undefined;
     }, 15_000, `cart ${cartId} ${want}`);
 
@@ -130,8 +149,8 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
 
   it('happy path: catalog product, restock, cart, checkout → order CONFIRMED, stock committed, cart ordered, one capture', async () => {
     const p = await product('1999.90', 10);
-    const cartId = await cart('u-happy', [[p, 2]]);
-    const view = (await s.http('carts', 'GET', `/carts/${cartId}`)).body;
+    const cartId = await cart(customer(0), [[p, 2]]);
+    const view = (await s.http('carts', 'GET', `/carts/${cartId}`, undefined, {}, ownerOf(cartId))).body;
     expect(view['items']).toMatchObject({ [p]: { qty: 2, unit_price: '1999.90' } });
 
     const { orderId } = await checkout(cartId);
@@ -149,8 +168,8 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
 
   it('stock short: two carts race for the last unit → the second order CANCELLED (STOCK_REJECTED), its cart active again, nothing charged', async () => {
     const p = await product('500.00', 1);
-    const first = await cart('u-first', [[p, 1]]);
-    const second = await cart('u-second', [[p, 1]]);
+    const first = await cart(customer(1), [[p, 1]]);
+    const second = await cart(customer(2), [[p, 1]]);
 
     const a = await checkout(first);
     expect((await terminal(a.orderId)).state).toBe('CONFIRMED');
@@ -166,7 +185,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
 
   it('payment declined → stock released by the saga (not by expiry), order CANCELLED (PAYMENT_DECLINED), cart active, nothing captured', async () => {
     const p = await product('750.00', 5);
-    const cartId = await cart(s.users.decline, [[p, 3]]);
+    const cartId = await cart(ruleUser('decline'), [[p, 3]]);
     const { orderId, startedAt } = await checkout(cartId);
     const order = await terminal(orderId);
     expect(order).toMatchObject({ state: 'CANCELLED', reason: 'PAYMENT_DECLINED', payment: { captured: false, decline_code: 'USER_BLOCKED' } });
@@ -180,7 +199,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
 
   it('payment never answers → deadline compensation (PAYMENT_DEADLINE_EXCEEDED): authorization voided, stock released, cart active', async () => {
     const p = await product('1200.00', 5);
-    const cartId = await cart(s.users.hang, [[p, 1]]);
+    const cartId = await cart(ruleUser('hang'), [[p, 1]]);
     const { orderId, startedAt } = await checkout(cartId);
     const order = await terminal(orderId, PAYMENT_TIMEOUT_MS + 20_000);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(PAYMENT_TIMEOUT_MS);
@@ -199,7 +218,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     // process is SIGSTOPped the moment it has answered StockReserved and resumed after the hold, so
     // the CommitStock that orders sends right after the capture reaches it too late.
     const p = await product('990.00', 5);
-    const cartId = await cart('u-late-commit', [[p, 2]]);
+    const cartId = await cart(customer(0), [[p, 2]]);
     const inventory = s.pid('inventory');
     let stoppedAt = 0;
     s.onMessage = (m) => {
@@ -236,7 +255,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
   it('every saga message duplicated and reordered, while it runs and again after → one order, one capture, stock right', async () => {
     await s.drained();
     const p = await product('3000.00', 10);
-    const cartId = await cart('u-chaos', [[p, 2]]);
+    const cartId = await cart(customer(1), [[p, 2]]);
     const since = Date.now();
     const inFlight: Promise<void>[] = [];
     // While it runs: every message on every saga topic is delivered again at once and once more later (0–500 ms), out of order.
@@ -273,7 +292,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     expect(await ops(orderId, 'refund')).toHaveLength(0);
     await stockIs(p, { available: 8, reserved: 0, committed: 2 });
     expect((await reservation(orderId)).status).toBe('committed');
-    expect((await s.http('carts', 'GET', `/carts/${cartId}`)).body['status']).toBe('ordered');
+    expect((await s.http('carts', 'GET', `/carts/${cartId}`, undefined, {}, ownerOf(cartId))).body['status']).toBe('ordered');
     const outcomes = s.recorded.filter((m) => m.at >= since && m.payload['order_id'] === orderId && (m.type === 'OrderConfirmed' || m.type === 'OrderCancelled'));
     expect(outcomes.map((m) => m.type)).toEqual(['OrderConfirmed']);
     await ledgerOk();

@@ -7,7 +7,17 @@ import { Client as CassandraClient } from 'cassandra-driver';
 import { Admin, Consumer, IHeaders, Kafka, logLevel, Producer } from 'kafkajs';
 import { Db, MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
-import { testEnv, uniqueName, waitFor } from '@mw/testing';
+import {
+  accessToken,
+  createTestUsers,
+  type DemoUser,
+  deleteTestUsers,
+  testEnv,
+  type TestUser,
+  testUserToken,
+  uniqueName,
+  waitFor,
+} from '@mw/testing';
 
 export const ROOT = join(__dirname, '../../..');
 
@@ -39,6 +49,8 @@ export interface StackOptions {
   readonly env?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Prefix of this run's private names (default `e2e`). */
   readonly prefix?: string;
+  /** Customers created in Keycloak for this run (default 3), besides the payment-rule users. */
+  readonly customers?: number;
 }
 
 /** One running process of a service: `inventory` (the first) or `inventory-2`, `inventory-3`… */
@@ -49,6 +61,9 @@ export interface Instance {
   readonly url: string;
   child: ChildProcess;
 }
+
+/** Who makes a request: a demo user of the realm, a user created for this run, or nobody. */
+export type Identity = DemoUser | TestUser | 'anonymous';
 
 export interface Res<T = Record<string, unknown>> {
   readonly status: number;
@@ -82,8 +97,12 @@ export class Stack {
   readonly groups: Record<'inventory' | 'carts' | 'orders' | 'projector', string>;
   readonly dbs: Record<'catalog' | 'inventory' | 'orders', string>;
   readonly keyspaces: Record<'catalog' | 'carts', string>;
-  /** Payment simulator rules by user id. */
-  readonly users: Record<'decline' | 'hang', string>;
+  /** Payment simulator rules by user id (Keycloak users created for this run by start()). */
+  users: Record<'decline' | 'hang', string> = { decline: '', hang: '' };
+  /** The users behind the payment rules, to act as them. */
+  ruleUsers: Record<'decline' | 'hang', TestUser> | undefined;
+  /** Customers created in Keycloak for this run (start()); deleted by stop(). */
+  customers: TestUser[] = [];
   readonly urls = {} as Record<ServiceName, string>;
   readonly recorded: Recorded[] = [];
   readonly mongo: MongoClient;
@@ -121,7 +140,6 @@ export class Stack {
     };
     this.dbs = { catalog: `catalog_${this.run}`, inventory: `inventory_${this.run}`, orders: `orders_${this.run}` };
     this.keyspaces = { catalog: `cr_${this.run}`.slice(0, 48), carts: `carts_${this.run}`.slice(0, 48) };
-    this.users = { decline: `u-decline-${this.run}`, hang: `u-hang-${this.run}` };
     this.mongo = createMongoClient(this.env.mongoUrl);
     this.kafka = new Kafka({ clientId: `e2e-${this.run}`, brokers: this.env.kafkaBrokers, logLevel: logLevel.NOTHING });
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
@@ -146,6 +164,10 @@ export class Stack {
       KAFKA_TOPIC_PARTITIONS: '3',
       HTTP_PORT: String(port),
       SHUTDOWN_TIMEOUT_MS: '5000',
+      OIDC_ISSUER: this.env.oidcIssuer,
+      OIDC_AUDIENCE: this.env.oidcAudience,
+      // a handful of customers write far more than a person would: the limit is tested elsewhere
+      RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
     };
     const cassandra = { CASSANDRA_CONTACT_POINTS: this.env.cassandraContactPoints.join(','), CASSANDRA_LOCAL_DATACENTER: this.env.cassandraDatacenter };
     switch (name) {
@@ -225,6 +247,12 @@ export class Stack {
 
   async start(): Promise<void> {
     mkdirSync(this.logDir, { recursive: true });
+    // Real users in the project's Keycloak: the services know a user only as a token subject.
+    const [decline, hang] = await createTestUsers(`${this.run}-rule`, 2);
+    if (!decline || !hang) throw new Error('Keycloak users for the payment rules not created');
+    this.ruleUsers = { decline, hang };
+    this.users = { decline: decline.id, hang: hang.id };
+    this.customers = await createTestUsers(`${this.run}-customer`, this.options.customers ?? 3);
     await this.mongo.connect();
     await this.producer.connect();
     await this.admin.connect();
@@ -368,10 +396,43 @@ export class Stack {
     return n;
   }
 
-  async http<T = Record<string, unknown>>(service: ServiceName, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
+  /** A bearer token of an identity (undefined for anonymous). */
+  async tokenOf(who: Identity): Promise<string | undefined> {
+    if (who === 'anonymous') return undefined;
+    if (typeof who === 'string') return accessToken(who);
+    return testUserToken(who);
+  }
+
+  /**
+   * Who calls a service unless a test says otherwise: the catalog manager for the catalog, the
+   * stock manager for inventory, the run's first customer for carts and orders.
+   */
+  defaultIdentity(service: ServiceName): Identity {
+    if (service === 'catalog' || service === 'catalog-projector') return 'carol';
+    if (service === 'inventory') return 'stan';
+    const first = this.customers[0];
+    if (!first) throw new Error('no customers: start() the stack first');
+    return first;
+  }
+
+  /** Authorization header of an identity (none for anonymous). */
+  async authOf(who: Identity): Promise<Record<string, string>> {
+    const token = await this.tokenOf(who);
+    return token ? { authorization: `Bearer ${token}` } : {};
+  }
+
+  async http<T = Record<string, unknown>>(
+    service: ServiceName,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    as: Identity = this.defaultIdentity(service),
+  ): Promise<Res<T>> {
+    const auth = await this.authOf(as);
     const r = await fetch(`${this.urls[service]}${path}`, {
       method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      headers: body === undefined ? { ...auth, ...headers } : { 'content-type': 'application/json', ...auth, ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await r.text();
@@ -436,6 +497,7 @@ export class Stack {
     await this.admin.disconnect().catch(() => undefined);
     for (const db of Object.values(this.dbs)) await this.mongo.db(db).dropDatabase().catch(() => undefined);
     await this.mongo.close();
+    await deleteTestUsers([...this.customers, ...Object.values(this.ruleUsers ?? {})]).catch(() => undefined);
     const cassandra = new CassandraClient({ contactPoints: this.env.cassandraContactPoints, localDataCenter: this.env.cassandraDatacenter });
     try {
       for (const ks of Object.values(this.keyspaces)) await cassandra.execute(`DROP KEYSPACE IF EXISTS ${ks}`).catch(() => undefined);

@@ -5,3 +5,4 @@ export * from './member-reads';
 export * from './seeded-random';
 export * from './oidc';
 export * from './api-document';
+export * from './keycloak-users';

@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { ensureInfra, loadConfig } from '@mw/infra';
 import { ROOT } from '../stack';
 import { ChaosInfra } from './infra';
 import { PROFILES, Profile } from './plan';
@@ -41,6 +42,10 @@ async function main(): Promise<number> {
       const r = spawnSync(nx, [...args, '--outputStyle=stream'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
       if (r.status !== 0) throw new Error(`nx ${args.join(' ')} failed`);
     }
+  }
+  // Tokens come from the main install's Keycloak (started if needed; the chaos servers are private, it is not)
+  if (!process.env['OIDC_ISSUER']) {
+    await ensureInfra({ config: loadConfig(process.env), servers: ['keycloak'], exportToProcessEnv: true });
   }
   const report = await runChaos({ seed, profile, keepInfra: process.argv.includes('--keep-infra'), ...(dist ? { dist: resolve(dist) } : {}) });
   const out = arg('out');

@@ -10,6 +10,9 @@ import { waitFor } from '@mw/testing';
  * started by tools/infra under `.infra/chaos` on ports of their own, so killing them never touches
  * the servers `npm start` or other test suites use.
  */
+/** The servers the chaos run owns and kills (Keycloak is the main install's: tokens are not a fault target). */
+export const CHAOS_SERVERS = ['kafka', 'cassandra', 'mongodb'] as const;
+
 export const CHAOS_INFRA_ENV: Readonly<Record<string, string>> = {
   INFRA: 'local',
   INFRA_DIR: '.infra/chaos',
@@ -45,6 +48,8 @@ export class ChaosInfra {
     try {
       this.connection = await ensureInfra({
         config: this.config,
+        // the identity provider is the main install's Keycloak (not a fault target): OIDC_ISSUER stays as it is
+        servers: [...CHAOS_SERVERS],
         exportToProcessEnv: false,
         log: (line) => {
           if (line.startsWith('[infra] ')) this.versions.push(line.slice(8));
@@ -59,7 +64,7 @@ export class ChaosInfra {
   }
 
   async down(): Promise<void> {
-    await stopInfra(this.config, undefined, this.log);
+    await stopInfra(this.config, [...CHAOS_SERVERS], this.log);
   }
 
   pidOf(server: 'kafka' | 'cassandra'): number {

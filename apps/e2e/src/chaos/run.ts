@@ -46,6 +46,9 @@ export interface ChaosReport {
   readonly invariants: InvariantResult[];
 }
 
+/** Customers created in Keycloak for the storm (real users: carts and orders know a user only as a token subject). */
+const CUSTOMERS = 16;
+
 const PROCESS_COUNTS = { inventory: 2, orders: 2, carts: 2, catalog: 1, 'catalog-projector': 1 } as const;
 
 /** Short consumer sessions: a killed member leaves its group in seconds (a restart need not wait 30 s for it). */
@@ -78,6 +81,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     Object.assign(process.env, connection);
     stack = new Stack(opts.dist, {
       prefix: 'chaos',
+      customers: CUSTOMERS,
       instances: PROCESS_COUNTS,
       env: {
         ...Object.fromEntries(Object.keys(PROCESS_COUNTS).map((service) => [service, KAFKA_TIMEOUTS])),
@@ -208,7 +212,7 @@ async function setUpCatalogue(s: Stack, rng: Rng, log: (line: string) => void): 
   }
   // carts learns products (prices) from the products topic: wait until it takes every one
   for (const zone of ZONES) {
-    const probe = await s.http('carts', 'POST', '/carts', { zone, user_id: `chaos-probe-${zone}` });
+    const probe = await s.http('carts', 'POST', '/carts', { zone });
     for (const p of products) {
       await waitFor(async () => (await s.http('carts', 'PUT', `/carts/${String(probe.body['cart_id'])}/items/${p.id}`, { qty: 1 })).status === 200, 60_000, `carts knows ${p.id} in ${zone}`);
     }

@@ -1,4 +1,4 @@
-import type { ServiceName, Stack } from '../stack';
+import type { Identity, ServiceName, Stack } from '../stack';
 import { Rng } from './rng';
 
 /** A checkout carts answered 202 for: it must end as exactly one terminal order. */
@@ -50,8 +50,17 @@ export class Http {
 
   constructor(private readonly stack: Stack) {}
 
-  async call(service: ServiceName, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, giveUpMs = 90_000): Promise<Answer> {
+  async call(
+    service: ServiceName,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    giveUpMs = 90_000,
+    as: Identity = this.stack.defaultIdentity(service),
+  ): Promise<Answer> {
     const deadline = Date.now() + giveUpMs;
+    const auth = await this.stack.authOf(as);
     let backoff = 200;
     let last = '';
     for (;;) {
@@ -61,7 +70,7 @@ export class Http {
       try {
         const r = await fetch(`${target.url}${path}`, {
           method,
-          headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+          headers: body === undefined ? { ...auth, ...headers } : { 'content-type': 'application/json', ...auth, ...headers },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(8000),
         });
@@ -116,8 +125,9 @@ export class Storm {
       seq++;
       try {
         const zone = rng.pick(ZONES);
-        const user = rng.chance(0.1) ? this.stack.users.decline : `chaos-user-${rng.int(1, 500)}`;
-        const cart = await this.http.call('carts', 'POST', '/carts', { zone, user_id: user });
+        // a customer of this run (a real Keycloak user); one checkout in ten by the user whose payments decline
+        const user = rng.chance(0.1) && this.stack.ruleUsers ? this.stack.ruleUsers.decline : rng.pick(this.stack.customers);
+        const cart = await this.http.call('carts', 'POST', '/carts', { zone }, {}, 90_000, user);
         if (cart.status !== 201) {
           this.refuse('create', cart);
           continue;
@@ -130,21 +140,21 @@ export class Storm {
           const product = rng.chance(0.5) ? rng.pick(hot) : rng.pick(cold);
           if (lines.some((l) => l.product_id === product.id)) continue;
           const qty = product.hot ? rng.int(1, 2) : rng.int(1, 3);
-          const put = await this.http.call('carts', 'PUT', `/carts/${cartId}/items/${product.id}`, { qty });
+          const put = await this.http.call('carts', 'PUT', `/carts/${cartId}/items/${product.id}`, { qty }, {}, 90_000, user);
           if (put.status === 200) lines.push({ product_id: product.id, qty });
           else this.refuse('line', put);
         }
         if (lines.length === 0) continue;
         this.stats.attempted++;
         const key = `${this.stack.run}-w${n}-${seq}`;
-        const answer = await this.http.call('carts', 'POST', `/carts/${cartId}/checkout`, undefined, { 'idempotency-key': key });
+        const answer = await this.http.call('carts', 'POST', `/carts/${cartId}/checkout`, undefined, { 'idempotency-key': key }, 90_000, user);
         // 202: accepted now; 200: the same key's checkout, accepted by an attempt whose answer was lost
         if (answer.status !== 202 && answer.status !== 200) {
           this.refuse('checkout', answer);
           continue;
         }
         this.stats.accepted++;
-        this.accepted.push({ checkout_id: String(answer.body['checkout_id']), cart_id: cartId, user_id: user, zone, lines, accepted_at: Date.now() });
+        this.accepted.push({ checkout_id: String(answer.body['checkout_id']), cart_id: cartId, user_id: user.id, zone, lines, accepted_at: Date.now() });
       } catch (e) {
         this.stats.abandoned++;
         this.log(`[storm] worker ${n}: ${(e as Error).message}`);

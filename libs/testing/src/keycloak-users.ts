@@ -1,0 +1,112 @@
+/**
+ * Users created for one test run in the project's Keycloak (realm mobile-world) through its admin
+ * API, for suites that need more customers than the demo users (the chaos storm, the end-to-end
+ * payment rules by user id). Real users, real password grants; nothing is signed here.
+ */
+import { randomUUID } from 'node:crypto';
+
+export interface TestUser {
+  readonly username: string;
+  /** Keycloak user id: the `sub` of the user's tokens. */
+  readonly id: string;
+  readonly password: string;
+}
+
+function issuer(): string {
+  const value = process.env['OIDC_ISSUER']?.replace(/\/+$/, '');
+  if (!value) throw new Error('integration test environment missing OIDC_ISSUER: run through "npm test" or "npm run infra:up"');
+  return value;
+}
+
+const adminBase = (): { base: string; realm: string } => {
+  const match = /^(.*)\/realms\/([^/]+)$/.exec(issuer());
+  if (!match?.[1] || !match[2]) throw new Error(`OIDC_ISSUER ${issuer()} is not a Keycloak realm URL`);
+  return { base: match[1], realm: match[2] };
+};
+
+async function postForm(url: string, fields: Record<string, string>): Promise<{ access_token: string; expires_in: number }> {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${url}: ${r.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as { access_token: string; expires_in: number };
+}
+
+/** The realm administrator's token (tools/infra's development bootstrap admin, KEYCLOAK_ADMIN_* to override). */
+async function adminToken(): Promise<string> {
+  const { base } = adminBase();
+  const body = await postForm(`${base}/realms/master/protocol/openid-connect/token`, {
+    grant_type: 'password',
+    client_id: 'admin-cli',
+    username: process.env['KEYCLOAK_ADMIN_USERNAME'] ?? 'admin',
+    password: process.env['KEYCLOAK_ADMIN_PASSWORD'] ?? 'admin',
+  });
+  return body.access_token;
+}
+
+async function adminCall(token: string, method: string, path: string, body?: unknown): Promise<Response> {
+  const { base, realm } = adminBase();
+  const r = await fetch(`${base}/admin/realms/${realm}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  if (!r.ok && r.status !== 409) throw new Error(`Keycloak admin ${method} ${path}: ${r.status} ${(await r.text()).slice(0, 300)}`);
+  return r;
+}
+
+/**
+ * Creates customers (the realm's default role) named `<prefix>-<n>`; returns them with their ids.
+ * Idempotent per name (an existing user keeps its id and gets the password again).
+ */
+export async function createTestUsers(prefix: string, count: number): Promise<TestUser[]> {
+  const token = await adminToken();
+  const password = randomUUID();
+  const users: TestUser[] = [];
+  for (let n = 1; n <= count; n++) {
+    const username = `${prefix}-${n}`.toLowerCase();
+    await adminCall(token, 'POST', '/users', {
+      username,
+      enabled: true,
+      email: `${username}@e2e.mobile-world.test`,
+      emailVerified: true,
+      firstName: 'Test',
+      lastName: username,
+      requiredActions: [],
+    });
+    const found = (await (await adminCall(token, 'GET', `/users?exact=true&username=${encodeURIComponent(username)}`)).json()) as Array<{ id: string }>;
+    const id = found[0]?.id;
+    if (!id) throw new Error(`Keycloak did not create ${username}`);
+    await adminCall(token, 'PUT', `/users/${id}/reset-password`, { type: 'password', value: password, temporary: false });
+    users.push({ username, id, password });
+  }
+  return users;
+}
+
+/** Deletes users made by createTestUsers (end of a run). */
+export async function deleteTestUsers(users: readonly TestUser[]): Promise<void> {
+  const token = await adminToken();
+  for (const u of users) await adminCall(token, 'DELETE', `/users/${u.id}`).catch(() => undefined);
+}
+
+const tokens = new Map<string, { token: string; renewAt: number }>();
+
+/** A password-grant access token of a test user (client mobile-world-web), reused until a minute before expiry. */
+export async function testUserToken(user: TestUser): Promise<string> {
+  const hit = tokens.get(user.username);
+  if (hit && Date.now() < hit.renewAt) return hit.token;
+  const started = Date.now();
+  const body = await postForm(`${issuer()}/protocol/openid-connect/token`, {
+    grant_type: 'password',
+    client_id: 'mobile-world-web',
+    username: user.username,
+    password: user.password,
+  });
+  tokens.set(user.username, { token: body.access_token, renewAt: started + (body.expires_in - 60) * 1000 });
+  return body.access_token;
+}
