@@ -15,7 +15,7 @@ describe('inventory through a MongoDB election', () => {
 
   beforeAll(async () => {
     await h.start(1);
-    expect((await h.http('POST', `/stock/${product}/MSK/restock`, { qty: 10_000, reason: 'delivery' })).status).toBe(201);
+    expect((await h.http('POST', `/stock/${product}/MSK/restock`, { as: 'stan', body: { qty: 10_000, reason: 'delivery' } })).status).toBe(201);
   }, 180_000);
   afterAll(() => h.stop());
 
@@ -63,7 +63,7 @@ describe('inventory through a MongoDB election', () => {
     const stock = await h.db.collection<{ _id: string; available: number; reserved: number; reservations: { order_id: string }[] }>('stock').findOne({ _id: `${product}:MSK` });
     expect(stock).toMatchObject({ available: 10_000 - orders.length, reserved: orders.length });
     expect(new Set(stock!.reservations.map((r) => r.order_id))).toEqual(new Set(orders));
-    expect((await h.http('GET', `/ledger/check?product_id=${product}`)).body).toMatchObject({ ok: true });
+    expect((await h.http('GET', `/ledger/check?product_id=${product}`, { as: 'service' })).body).toMatchObject({ ok: true });
 
     // the killed member came back and caught up as a secondary
     await waitFor(async () => {

@@ -1,13 +1,12 @@
 import 'reflect-metadata';
-import { assertKafkaReachable, createLogger, exitOnStartupError } from '@mw/platform';
+import { bootstrapService } from '@mw/platform';
+import { api } from './api';
+import { AppModule } from './app.module';
 import { loadInventoryConfig } from './config';
-import { startInventory } from './service';
 
-async function main(): Promise<void> {
-  const config = loadInventoryConfig();
-  const logger = createLogger('inventory', config.LOG_LEVEL);
-  await assertKafkaReachable(config.KAFKA_BROKERS);
-  await startInventory(config, logger);
-}
-
-main().catch((e: unknown) => exitOnStartupError('inventory', e));
+bootstrapService({
+  name: 'inventory',
+  api,
+  loadConfig: loadInventoryConfig,
+  rootModule: AppModule.register,
+});

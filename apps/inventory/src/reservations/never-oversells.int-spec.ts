@@ -118,8 +118,8 @@ describe('never oversells (two instances, one consumer group)', () => {
     const rnd = prng(seed);
     const [a, b, c] = [oid(0xa1, 1), oid(0xa1, 2), oid(0xa1, 3)];
     const supply: [string, string, number][] = [[a, 'MSK', 30], [b, 'MSK', 20], [c, 'MSK', 20], [a, 'SPB', 10]];
-    for (const [p, zone, qty] of supply) expect((await h.http('POST', `/stock/${p}/${zone}/restock`, { qty, reason: 'initial delivery' })).status).toBe(201);
-    expect((await h.http('PUT', `/stock/${c}/MSK`, { available: 16, reason: 'stock-take: 4 damaged' })).status).toBe(200); // received − adjustments = 16
+    for (const [p, zone, qty] of supply) expect((await h.http('POST', `/stock/${p}/${zone}/restock`, { as: 'stan', body: { qty, reason: 'initial delivery' } })).status).toBe(201);
+    expect((await h.http('PUT', `/stock/${c}/MSK`, { as: 'stan', body: { available: 16, reason: 'stock-take: 4 damaged' } })).status).toBe(200); // received − adjustments = 16
 
     const sampler = new CounterSampler(stockColl());
     sampler.start();
@@ -187,13 +187,13 @@ describe('never oversells (two instances, one consumer group)', () => {
     expect(docs).toHaveLength(supply.length);
     const committedOrders = (await h.db.collection<ReservationDoc>('reservations').find({ status: 'committed' }, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort();
     expect(committedOrders).toEqual(sold.map((o) => o.id).sort());
-    const check = await h.http('GET', '/ledger/check');
+    const check = await h.http('GET', '/ledger/check', { as: 'service' });
     expect(check.body).toMatchObject({ ok: true, checked: supply.length, failures: [] });
   }, 420_000);
 
   it('returns expired holds to stock while orders keep arriving, and commits only live reservations', async () => {
     const p = oid(0xa1, 9);
-    await h.http('POST', `/stock/${p}/MSK/restock`, { qty: 30, reason: 'delivery' });
+    expect((await h.http('POST', `/stock/${p}/MSK/restock`, { as: 'stan', body: { qty: 30, reason: 'delivery' } })).status).toBe(201);
     const sampler = new CounterSampler(stockColl());
     sampler.start();
     const orders = Array.from({ length: 120 }, (_, i) => ({ id: oid(0xc1, i), qty: 1 + (i % 3) }));
@@ -235,7 +235,7 @@ describe('never oversells (two instances, one consumer group)', () => {
     expect(doc).toMatchObject({ committed: committedUnits, reserved: 0, available: 30 - committedUnits });
     await sampler.expectHealthy(40);
     await expectConserved(h.db);
-    const check = await h.http('GET', `/ledger/check?product_id=${p}&zone=MSK`);
+    const check = await h.http('GET', `/ledger/check?product_id=${p}&zone=MSK`, { as: 'otto' });
     expect(check.body).toMatchObject({ ok: true, failures: [] });
   }, 330_000);
 });

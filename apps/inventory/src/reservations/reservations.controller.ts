@@ -1,24 +1,28 @@
-import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { z } from 'zod';
-import { ObjectIdHex } from '@mw/contracts';
-import { AppError, validate } from '@mw/platform';
+import { Controller } from '@nestjs/common';
+import { access, AppError, Endpoint, endpoint, Input, type InputOf } from '@mw/platform';
+import { ReservationParams, ReservationView, reservationExample, toReservationView } from './reservations.dto';
 import { ReservationsService } from './reservations.service';
 
-const Params = z.strictObject({ orderId: ObjectIdHex });
+export const reservationEndpoint = endpoint({
+  operationId: 'reservation',
+  method: 'GET',
+  path: '/reservations/:orderId',
+  tag: 'reservations',
+  summary: "An order's reservation and the answer it was given",
+  description: 'Status, lines, expiry, and the rejection or commit failure answered on inventory.events.v1. 404 INVENTORY.RESERVATION_NOT_FOUND when the order never reached inventory.',
+  access: access.roles('support', 'stock_manager', 'operator'),
+  params: ReservationParams,
+  response: { status: 200, description: 'The reservation', schema: ReservationView, example: reservationExample },
+});
 
-@ApiTags('reservations')
-@Controller('reservations')
+@Controller()
 export class ReservationsController {
   constructor(private readonly service: ReservationsService) {}
 
-  @Get(':orderId')
-  @ApiOperation({ summary: 'Reservation of an order: status, lines, expiry, and the answer given (rejection, commit failure)' })
-  async get(@Param() params: unknown): Promise<unknown> {
-    const { orderId } = validate(Params, params, 'params');
-    const doc = await this.service.get(orderId);
-    if (!doc) throw AppError.notFound('INVENTORY.RESERVATION_NOT_FOUND', `no reservation for order ${orderId}`);
-    const { _outbox: _o, _id, ...rest } = doc;
-    return { order_id: _id, ...rest };
+  @Endpoint(reservationEndpoint)
+  async get(@Input() { params }: InputOf<typeof reservationEndpoint>): Promise<ReservationView> {
+    const doc = await this.service.get(params.orderId);
+    if (!doc) throw AppError.notFound('INVENTORY.RESERVATION_NOT_FOUND', `no reservation for order ${params.orderId}`);
+    return toReservationView(doc);
   }
 }

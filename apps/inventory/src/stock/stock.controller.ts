@@ -1,50 +1,91 @@
-import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller } from '@nestjs/common';
 import { z } from 'zod';
-import { validate } from '@mw/platform';
-import { LowStockQuery, ProductParams, RestockBody, SetStockBody, StockLevelSchema, StockParams } from './stock.dto';
+import { access, Endpoint, endpoint, Input, type InputOf } from '@mw/platform';
+import { LowStockQuery, LowStockView, ProductParams, RestockBody, SetStockBody, StockLevelView, StockParams, stockLevelExample } from './stock.dto';
 import { StockService } from './stock.service';
 import { StockLevel } from './stock';
 
-@ApiTags('stock')
+const zoneNote = 'Zones are configuration (ZONES): a well-formed zone code the service does not serve is a 400 INVENTORY.UNKNOWN_ZONE naming `params.zone`.';
+
+export const restockEndpoint = endpoint({
+  operationId: 'restock',
+  method: 'POST',
+  path: '/stock/:productId/:zone/restock',
+  tag: 'stock',
+  summary: 'Receive units of a product in a zone',
+  description: `Adds \`qty\` available units and a \`restock\` movement to the ledger; creates the stock document on the first restock. ${zoneNote}`,
+  access: access.roles('stock_manager'),
+  params: StockParams,
+  body: RestockBody,
+  bodyExample: { qty: 50, reason: 'delivery 2026-03-14' },
+  response: { status: 201, description: 'The level after the restock', schema: StockLevelView, example: stockLevelExample },
+});
+
+export const setStockEndpoint = endpoint({
+  operationId: 'setStock',
+  method: 'PUT',
+  path: '/stock/:productId/:zone',
+  tag: 'stock',
+  summary: 'Set the available level after a stock-take',
+  description: `The difference from the current level is an \`adjust\` movement in the ledger; reserved and committed units are untouched. 409 INVENTORY.CONCURRENT_UPDATE when reservations kept changing the level. ${zoneNote}`,
+  access: access.roles('stock_manager'),
+  params: StockParams,
+  body: SetStockBody,
+  bodyExample: { available: 42, reason: 'stock-take: 2 damaged' },
+  response: { status: 200, description: 'The level after the stock-take', schema: StockLevelView, example: { ...stockLevelExample, available: 42, version: 10 } },
+  errors: [409],
+});
+
+export const productStockEndpoint = endpoint({
+  operationId: 'productStock',
+  method: 'GET',
+  path: '/stock/:productId',
+  tag: 'stock',
+  summary: 'Availability of a product in every zone',
+  description: 'One entry per configured zone, zeros (version 0, updated_at null) where the product was never stocked; read from the primary.',
+  access: access.public,
+  params: ProductParams,
+  response: {
+    status: 200,
+    description: 'The level in every zone',
+    schema: z.array(StockLevelView),
+    example: [stockLevelExample, { ...stockLevelExample, zone: 'SPB', available: 0, reserved: 0, committed: 0, version: 0, updated_at: null }],
+  },
+});
+
+export const lowStockEndpoint = endpoint({
+  operationId: 'lowStock',
+  method: 'GET',
+  path: '/low-stock',
+  tag: 'stock',
+  summary: 'Items of a zone at or below a threshold of available units',
+  description: 'Lowest available first. An unknown zone is a 400 INVENTORY.UNKNOWN_ZONE.',
+  access: access.roles('stock_manager', 'operator'),
+  query: LowStockQuery,
+  response: { status: 200, description: 'The low items', schema: LowStockView, example: { zone: 'MSK', threshold: 5, items: [{ ...stockLevelExample, available: 3 }] } },
+});
+
 @Controller()
 export class StockController {
   constructor(private readonly stock: StockService) {}
 
-  @Post('stock/:productId/:zone/restock')
-  @ApiOperation({ summary: 'Receive units of a product in a zone (creates the stock document on first restock)' })
-  @ApiBody({ schema: z.toJSONSchema(RestockBody) as object })
-  @ApiOkResponse({ schema: StockLevelSchema })
-  restock(@Param() params: unknown, @Body() body: unknown): Promise<StockLevel> {
-    const p = validate(StockParams, params, 'params');
-    const b = validate(RestockBody, body, 'body');
-    return this.stock.restock(p.productId, p.zone, b.qty, b.reason);
+  @Endpoint(restockEndpoint)
+  restock(@Input() { params, body }: InputOf<typeof restockEndpoint>): Promise<StockLevel> {
+    return this.stock.restock(params.productId, params.zone, body.qty, body.reason);
   }
 
-  @Put('stock/:productId/:zone')
-  @ApiOperation({ summary: 'Set the available level after a stock-take; the difference is an adjust movement in the ledger' })
-  @ApiBody({ schema: z.toJSONSchema(SetStockBody) as object })
-  @ApiOkResponse({ schema: StockLevelSchema })
-  set(@Param() params: unknown, @Body() body: unknown): Promise<StockLevel> {
-    const p = validate(StockParams, params, 'params');
-    const b = validate(SetStockBody, body, 'body');
-    return this.stock.set(p.productId, p.zone, b.available, b.reason);
+  @Endpoint(setStockEndpoint)
+  set(@Input() { params, body }: InputOf<typeof setStockEndpoint>): Promise<StockLevel> {
+    return this.stock.set(params.productId, params.zone, body.available, body.reason);
   }
 
-  @Get('stock/:productId')
-  @ApiOperation({ summary: 'Stock of a product in every zone (read from the primary)' })
-  @ApiOkResponse({ schema: { type: 'array', items: StockLevelSchema } })
-  ofProduct(@Param() params: unknown): Promise<StockLevel[]> {
-    return this.stock.ofProduct(validate(ProductParams, params, 'params').productId);
+  @Endpoint(productStockEndpoint)
+  ofProduct(@Input() { params }: InputOf<typeof productStockEndpoint>): Promise<StockLevel[]> {
+    return this.stock.ofProduct(params.productId);
   }
 
-  @Get('low-stock')
-  @ApiOperation({ summary: 'Items of a zone at or below a threshold of available units, lowest first' })
-  @ApiQuery({ name: 'zone', required: true, example: 'MSK' })
-  @ApiQuery({ name: 'threshold', required: false, type: Number })
-  @ApiQuery({ name: 'limit', required: false, type: Number })
-  lowStock(@Query() query: unknown): Promise<unknown> {
-    const q = validate(LowStockQuery, query, 'query');
-    return this.stock.lowStock(q.zone, q.threshold, q.limit);
+  @Endpoint(lowStockEndpoint)
+  lowStock(@Input() { query }: InputOf<typeof lowStockEndpoint>): Promise<z.output<typeof LowStockView>> {
+    return this.stock.lowStock(query.zone, query.threshold, query.limit);
   }
 }

@@ -1,26 +1,50 @@
 import { z } from 'zod';
-import { ObjectIdHex, ZoneCode } from '@mw/contracts';
+import { IsoDateTime, ObjectIdHex, ZoneCode } from '@mw/contracts';
 
+/** Request shapes of the stock API (validated by the endpoint declarations in stock.controller.ts). */
 export const StockParams = z.strictObject({ productId: ObjectIdHex, zone: ZoneCode });
 export const ProductParams = z.strictObject({ productId: ObjectIdHex });
-const Reason = z.string().trim().min(1).max(200);
-export const RestockBody = z.strictObject({ qty: z.number().int().positive().max(1_000_000), reason: Reason });
-export const SetStockBody = z.strictObject({ available: z.number().int().nonnegative().max(100_000_000), reason: Reason });
+const Reason = z.string().trim().min(1).max(200).meta({ description: 'Why the stock changed (delivery note, stock-take)' });
+export const RestockBody = z.strictObject({
+  qty: z.number().int().positive().max(1_000_000).meta({ description: 'Units received, a positive whole number' }),
+  reason: Reason,
+});
+export const SetStockBody = z.strictObject({
+  available: z.number().int().nonnegative().max(100_000_000).meta({ description: 'Units counted on the shelf' }),
+  reason: Reason,
+});
 export const LowStockQuery = z.strictObject({
   zone: ZoneCode,
-  threshold: z.coerce.number().int().nonnegative().max(1_000_000).optional(),
+  threshold: z.coerce.number().int().nonnegative().max(1_000_000).optional().meta({ description: 'At or below this many available units; the configured default unless given' }),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
-export const StockLevelSchema = {
-  type: 'object',
-  properties: {
-    product_id: { type: 'string' },
-    zone: { type: 'string' },
-    available: { type: 'integer' },
-    reserved: { type: 'integer' },
-    committed: { type: 'integer' },
-    version: { type: 'integer' },
-    updated_at: { type: 'string', format: 'date-time', nullable: true },
-  },
+export const ProductId = z.string().regex(/^[0-9a-f]{24}$/).meta({ description: 'Product id (lower-case hex ObjectId)' });
+export const Count = z.number().int().nonnegative();
+
+/** What a client sees of one (product, zone) stock document (`toLevel`). */
+export const StockLevelView = z.object({
+  product_id: ProductId,
+  zone: z.string(),
+  available: Count.meta({ description: 'Units that can be reserved' }),
+  reserved: Count.meta({ description: 'Units held by open reservations' }),
+  committed: Count.meta({ description: 'Units sold' }),
+  version: Count.meta({ description: 'Incremented by every change (0: never stocked here)' }),
+  updated_at: IsoDateTime.nullable().meta({ description: 'Last change; null when never stocked in this zone' }),
+});
+
+export const stockLevelExample = {
+  product_id: '5eed00000000000000000405',
+  zone: 'MSK',
+  available: 44,
+  reserved: 2,
+  committed: 4,
+  version: 9,
+  updated_at: '2026-03-14T09:26:53.589Z',
 };
+
+export const LowStockView = z.object({
+  zone: z.string(),
+  threshold: Count,
+  items: z.array(StockLevelView).meta({ description: 'Lowest available first' }),
+});

@@ -11,9 +11,10 @@ export class StockService {
     private readonly config: { readonly ZONES: readonly string[]; readonly INVENTORY_LOW_STOCK_THRESHOLD: number },
   ) {}
 
-  assertZone(zone: string): void {
+  /** A well-formed zone the service does not serve is a 400 naming where it came from. */
+  assertZone(zone: string, field: 'params.zone' | 'query.zone' = 'params.zone'): void {
     if (!this.config.ZONES.includes(zone)) {
-      throw AppError.validation([{ field: 'params.zone', message: `unknown zone ${zone}; zones: ${this.config.ZONES.join(', ')}` }], 'INVENTORY.UNKNOWN_ZONE');
+      throw AppError.validation([{ field, message: `unknown zone ${zone}; zones: ${this.config.ZONES.join(', ')}` }], 'INVENTORY.UNKNOWN_ZONE');
     }
   }
 
@@ -42,7 +43,7 @@ export class StockService {
   }
 
   async lowStock(zone: string, threshold: number | undefined, limit: number): Promise<{ zone: string; threshold: number; items: StockLevel[] }> {
-    this.assertZone(zone);
+    this.assertZone(zone, 'query.zone');
     const t = threshold ?? this.config.INVENTORY_LOW_STOCK_THRESHOLD;
     const docs = await this.stock.lowStock(zone, t, limit);
     return { zone, threshold: t, items: docs.map((d) => toLevel({ ...d, reservations: [] })) };

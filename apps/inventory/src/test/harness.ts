@@ -4,10 +4,28 @@ import { MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
-import { createLogger } from '@mw/platform';
-import { testEnv, uniqueName, waitFor } from '@mw/testing';
+import type { EdgeSettings } from '@mw/platform';
+import { accessToken, type DemoUser, serviceToken, startService, testEnv, uniqueName, waitFor } from '@mw/testing';
+import { api } from '../api';
+import { AppModule } from '../app.module';
 import { InventoryConfig, loadInventoryConfig } from '../config';
-import { startInventory } from '../service';
+
+/** Who calls: a demo user (password grant), the operations client (`service`), a raw Authorization header, or nobody. */
+export type Who = DemoUser | 'service' | { readonly authorization: string } | undefined;
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  /** Parsed JSON, or the text of a non-JSON answer. */
+  readonly body: Record<string, unknown> & { [k: string]: unknown };
+}
+
+/** The Authorization header of a caller (real tokens from the project's Keycloak). */
+export async function authorizationOf(who: Who): Promise<Record<string, string>> {
+  if (who === undefined) return {};
+  if (typeof who === 'object') return { authorization: who.authorization };
+  return { authorization: `Bearer ${who === 'service' ? await serviceToken() : await accessToken(who)}` };
+}
 
 export interface EventSeen {
   readonly type: string;
@@ -59,15 +77,27 @@ export class InventoryHarness {
     return this.mongo.db(this.config.MONGO_DB);
   }
 
-  async start(instances: number): Promise<void> {
+  /**
+   * `instances` service processes in one consumer group, and the recorder of every event. `edge`:
+   * settings over the test edge settings (CORS origins); `consumer: false` starts HTTP only.
+   */
+  async start(instances: number, opts: { readonly edge?: Partial<EdgeSettings>; readonly consumer?: boolean } = {}): Promise<void> {
+    const consumer = opts.consumer ?? true;
     await this.mongo.connect();
     await this.admin.connect();
     for (let i = 0; i < instances; i++) {
-      const app = await startInventory(this.config, createLogger(`inventory-${i}`, this.config.LOG_LEVEL), 0);
-      const { port } = app.getHttpServer().address() as { port: number };
+      const { app, url } = await startService({
+        name: 'inventory',
+        api,
+        rootModule: (logger) => AppModule.register(this.config, logger),
+        brokers: this.config.KAFKA_BROKERS,
+        ...(consumer ? { groupId: this.config.KAFKA_GROUP_ID } : {}),
+        ...(opts.edge ? { edge: opts.edge } : {}),
+      });
       this.apps.push(app);
-      this.urls.push(`http://127.0.0.1:${port}`);
+      this.urls.push(url);
     }
+    if (!consumer) return;
     await this.startRecorder();
     await waitFor(async () => {
       const { groups } = await this.admin.describeGroups([this.config.KAFKA_GROUP_ID]);
@@ -104,13 +134,21 @@ export class InventoryHarness {
     return this.events.filter((e) => e.payload['order_id'] === orderId && (!type || e.type === type));
   }
 
-  async http(method: string, path: string, body?: unknown, instance = 0): Promise<{ status: number; body: Record<string, unknown> & { [k: string]: unknown } }> {
-    const res = await fetch(`${this.urls[instance]}${path}`, {
+  /** One HTTP call to an instance, as `as` (nobody unless given). */
+  async http(
+    method: string,
+    path: string,
+    opts: { readonly as?: Who; readonly body?: unknown; readonly headers?: Record<string, string>; readonly instance?: number } = {},
+  ): Promise<HttpAnswer> {
+    const { body } = opts;
+    const res = await fetch(`${this.urls[opts.instance ?? 0]}${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(await authorizationOf(opts.as)), ...opts.headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    const text = await res.text();
+    const json = res.headers.get('content-type')?.includes('application/json') && text !== '';
+    return { status: res.status, headers: res.headers, body: (json ? JSON.parse(text) : text) as HttpAnswer['body'] };
   }
 
   async stop(): Promise<void> {
