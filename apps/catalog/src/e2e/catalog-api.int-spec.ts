@@ -4,7 +4,7 @@ import { testEnv } from '@mw/testing';
 import { PRODUCTS } from '../shared/catalog-db';
 import { buildSearch, SearchParams, SORTS } from '../search/search-query';
 import { SearchRepository } from '../search/search.repository';
-import { http, startStack, Stack } from './harness';
+import { carol, http, startStack, Stack } from './harness';
 
 type Problem = { code: string; errors: { field: string; message: string }[] };
 type Page = { items: { id: string; price: string }[]; next_cursor: string | null };
@@ -18,11 +18,16 @@ describe('catalog API on real MongoDB', () => {
   const ids: Record<string, string> = {};
 
   const cat = async (name: string, slug: string, parent?: string) => {
-    const r = await http<{ id: string }>('POST', `${s.url}/categories`, {
-      name,
-      slug,
-      parent_id: parent ? ids[parent] : null,
-    });
+    const r = await http<{ id: string }>(
+      'POST',
+      `${s.url}/categories`,
+      {
+        name,
+        slug,
+        parent_id: parent ? ids[parent] : null,
+      },
+      carol,
+    );
     expect(r.status).toBe(201);
     ids[slug] = r.body.id;
   };
@@ -33,13 +38,18 @@ describe('catalog API on real MongoDB', () => {
     attributes: Record<string, string> = {},
     pricing?: object,
   ) => {
-    const r = await http<{ id: string }>('POST', `${s.url}/products`, {
-      name,
-      category_id: ids[category],
-      price,
-      attributes,
-      ...(pricing ? { pricing } : {}),
-    });
+    const r = await http<{ id: string }>(
+      'POST',
+      `${s.url}/products`,
+      {
+        name,
+        category_id: ids[category],
+        price,
+        attributes,
+        ...(pricing ? { pricing } : {}),
+      },
+      carol,
+    );
     expect(r.status).toBe(201);
     return r.body.id;
   };
@@ -83,12 +93,18 @@ describe('catalog API on real MongoDB', () => {
     const tree = await http<{ name: string; children: { name: string }[] }[]>('GET', `${s.url}/categories`);
     expect(tree.body[0]!.children.map((c) => c.name)).toEqual(['Ноутбуки', 'Телефоны']);
     expect(
-      (await http<Problem>('POST', `${s.url}/categories`, { name: 'X', slug: 'phones', parent_id: null }))
-        .body.code,
+      (
+        await http<Problem>(
+          'POST',
+          `${s.url}/categories`,
+          { name: 'X', slug: 'phones', parent_id: null },
+          carol,
+        )
+      ).body.code,
     ).toBe('CATALOG.DUPLICATE_SLUG');
-    expect((await http('PATCH', `${s.url}/categories/phones`, { name: 'Мобильные телефоны' })).status).toBe(
-      200,
-    );
+    expect(
+      (await http('PATCH', `${s.url}/categories/phones`, { name: 'Мобильные телефоны' }, carol)).status,
+    ).toBe(200);
     const after = await http<{ breadcrumbs: { name: string }[] }>('GET', `${s.url}/categories/android`);
     expect(after.body.breadcrumbs.map((b) => b.name)).toEqual([
       'Электроника',
@@ -99,14 +115,14 @@ describe('catalog API on real MongoDB', () => {
   });
 
   it('delete only when empty; unknown slug 404', async () => {
-    expect((await http<Problem>('DELETE', `${s.url}/categories/laptops`)).body.code).toBe(
+    expect((await http<Problem>('DELETE', `${s.url}/categories/laptops`, undefined, carol)).body.code).toBe(
       'CATALOG.CATEGORY_NOT_EMPTY',
     );
-    expect((await http<Problem>('DELETE', `${s.url}/categories/phones`)).body.code).toBe(
+    expect((await http<Problem>('DELETE', `${s.url}/categories/phones`, undefined, carol)).body.code).toBe(
       'CATALOG.CATEGORY_NOT_EMPTY',
     );
     await cat('Пустая', 'empty', 'electronics');
-    expect((await http('DELETE', `${s.url}/categories/empty`)).status).toBe(204);
+    expect((await http('DELETE', `${s.url}/categories/empty`, undefined, carol)).status).toBe(204);
     expect((await http('GET', `${s.url}/categories/empty`)).status).toBe(404);
     await cat('Пустая снова', 'empty'); // the slug is free again
   });
@@ -135,7 +151,7 @@ describe('catalog API on real MongoDB', () => {
       'POST',
       '/products',
       { name: 'x', category_id: 'CAT', price: '1.00', $where: 'sleep(1000)' },
-      'body',
+      'body.$where',
     ],
     [
       'operator as a value',
@@ -175,7 +191,7 @@ describe('catalog API on real MongoDB', () => {
       body && typeof body === 'object' && 'category_id' in body && body.category_id === 'CAT'
         ? { ...body, category_id: ids['android'] }
         : body;
-    const r = await http<Problem>(method, `${s.url}${path}`, payload);
+    const r = await http<Problem>(method, `${s.url}${path}`, payload, method === 'GET' ? {} : carol);
     expect(r.status).toBe(400);
     expect(r.body.errors.map((e) => e.field)).toContain(field);
     expect(await db.collection(PRODUCTS).countDocuments()).toBe(before);
@@ -213,7 +229,10 @@ describe('catalog API on real MongoDB', () => {
   });
 
   it('every search query shape: the planner picks its index, no blocking SORT, docs examined close to returned (explain on mongod)', async () => {
-    const repo = new SearchRepository(db, { CATALOG_READ_PREFERENCE: 'primary', CATALOG_MAX_STALENESS_SECONDS: 90 });
+    const repo = new SearchRepository(db, {
+      CATALOG_READ_PREFERENCE: 'primary',
+      CATALOG_MAX_STALENESS_SECONDS: 90,
+    });
     for (const sort of SORTS) {
       for (const scope of ['none', 'category', 'subtree'] as const) {
         for (const paged of [false, true]) {
@@ -225,24 +244,56 @@ describe('catalog API on real MongoDB', () => {
             attributes: {},
             sort,
             limit: 5,
-            ...(paged ? { cursor: { sort, key: sort === 'newest' ? Date.now() : 50_000_000, id: new ObjectId().toHexString() } } : {}),
+            ...(paged
+              ? {
+                  cursor: {
+                    sort,
+                    key: sort === 'newest' ? Date.now() : 50_000_000,
+                    id: new ObjectId().toHexString(),
+                  },
+                }
+              : {}),
           };
           const q = buildSearch(p);
           const explain = await repo.explain(q, 'executionStats');
           const stages = planStages(explain);
           const stats = explain['executionStats'] as { nReturned: number; totalDocsExamined: number };
-          expect({ sort, scope, paged, index: stages.find((x) => x.stage === 'IXSCAN')?.indexName }).toEqual({ sort, scope, paged, index: q.index });
-          expect({ sort, scope, paged, blocking: stages.filter((x) => x.stage === 'COLLSCAN' || x.stage === 'SORT') }).toEqual({ sort, scope, paged, blocking: [] });
+          expect({ sort, scope, paged, index: stages.find((x) => x.stage === 'IXSCAN')?.indexName }).toEqual({
+            sort,
+            scope,
+            paged,
+            index: q.index,
+          });
+          expect({
+            sort,
+            scope,
+            paged,
+            blocking: stages.filter((x) => x.stage === 'COLLSCAN' || x.stage === 'SORT'),
+          }).toEqual({ sort, scope, paged, blocking: [] });
           // deleted_at is the only predicate outside the index: every document examined is returned
-          expect({ sort, scope, paged, examined: stats.totalDocsExamined }).toEqual({ sort, scope, paged, examined: stats.nReturned });
+          expect({ sort, scope, paged, examined: stats.totalDocsExamined }).toEqual({
+            sort,
+            scope,
+            paged,
+            examined: stats.nReturned,
+          });
         }
       }
     }
   });
 
   it('an attribute filter is applied after the index scan (attributes are free-form, not indexed): still no blocking SORT', async () => {
-    const repo = new SearchRepository(db, { CATALOG_READ_PREFERENCE: 'primary', CATALOG_MAX_STALENESS_SECONDS: 90 });
-    const q = buildSearch({ category_id: ids['android']!, include_subcategories: false, attributes: { color: 'black' }, sort: 'price_asc', limit: 5 });
+    const repo = new SearchRepository(db, {
+      CATALOG_READ_PREFERENCE: 'primary',
+      CATALOG_MAX_STALENESS_SECONDS: 90,
+    });
+    const q = buildSearch({
+      category_id: ids['android']!,
+      include_subcategories: false,
+      attributes: { color: 'black' },
+      sort: 'price_asc',
+      limit: 5,
+    });
     const explain = await repo.explain(q, 'executionStats');
     const stages = planStages(explain);
     expect(stages.find((x) => x.stage === 'IXSCAN')?.indexName).toBe('category_price');

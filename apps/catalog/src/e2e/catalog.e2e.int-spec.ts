@@ -5,7 +5,7 @@ import { testEnv, uniqueName, waitFor } from '@mw/testing';
 import { readModelSchema } from '../projection/cassandra-schema';
 import { ProjectorService } from '../projection/projector.service';
 import { ReadModelRepository } from '../projection/read-model.repository';
-import { http, startStack, Stack } from './harness';
+import { bearer, carol, http, startStack, Stack } from './harness';
 
 type Listing = { items: { id: string; price: string; category_id: string }[]; next_cursor: string | null };
 type Cat = { id: string; slug: string; ancestors: { id: string }[] };
@@ -26,11 +26,16 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
     (await http<Listing>('GET', `${s.url}/categories/${slug}/products?limit=100`)).body;
   const listed = async (slug: string, id: string) => (await listing(slug)).items.find((i) => i.id === id);
   const mkCat = async (name: string, slug: string, parent?: string): Promise<Cat> => {
-    const r = await http<Cat>('POST', `${s.url}/categories`, {
-      name,
-      slug,
-      parent_id: parent ? cats[parent]!.id : null,
-    });
+    const r = await http<Cat>(
+      'POST',
+      `${s.url}/categories`,
+      {
+        name,
+        slug,
+        parent_id: parent ? cats[parent]!.id : null,
+      },
+      carol,
+    );
     expect(r.status).toBe(201);
     return (cats[slug] = r.body);
   };
@@ -61,13 +66,18 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
   });
 
   it('a product created over HTTP appears in the Cassandra listing of its category and every ancestor, and as a card', async () => {
-    const r = await http<{ id: string; price: string; version: number }>('POST', `${s.url}/products`, {
-      name: 'Samsung Galaxy S24 128 ГБ',
-      category_id: cats['android']!.id,
-      price: '79999.90',
-      attributes: { color: 'черный', ram_gb: '8' },
-      pricing: { list: '89999.90', retail: '79999.90' },
-    });
+    const r = await http<{ id: string; price: string; version: number }>(
+      'POST',
+      `${s.url}/products`,
+      {
+        name: 'Samsung Galaxy S24 128 ГБ',
+        category_id: cats['android']!.id,
+        price: '79999.90',
+        attributes: { color: 'черный', ram_gb: '8' },
+        pricing: { list: '89999.90', retail: '79999.90' },
+      },
+      carol,
+    );
     expect(r.status).toBe(201);
     expect(r.body.price).toBe('79999.90');
     productId = r.body.id;
@@ -85,12 +95,16 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
       pricing: { list: '89999.90', retail: '79999.90', pct_savings: 11 },
       version: 1,
     });
-    const metrics = await (await fetch(`${s.projectorUrl}/metrics`)).text();
+    const metrics = await (
+      await fetch(`${s.projectorUrl}/metrics`, { headers: await bearer('service') })
+    ).text();
     expect(metrics).toMatch(/catalog_projection_lag_seconds_count\{type="ProductCreated"\} [1-9]/);
   });
 
   it('a price change reaches the listing and the card', async () => {
-    expect((await http('PATCH', `${s.url}/products/${productId}`, { price: '74999.00' })).status).toBe(200);
+    expect((await http('PATCH', `${s.url}/products/${productId}`, { price: '74999.00' }, carol)).status).toBe(
+      200,
+    );
     await waitFor(
       async () => (await listed('electronics', productId))?.price === '74999.00',
       30_000,
@@ -104,7 +118,7 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
 
   it('moving the product to another category removes the old row and adds the new one', async () => {
     expect(
-      (await http('PATCH', `${s.url}/products/${productId}`, { category_id: cats['ios']!.id })).status,
+      (await http('PATCH', `${s.url}/products/${productId}`, { category_id: cats['ios']!.id }, carol)).status,
     ).toBe(200);
     await waitFor(
       async () =>
@@ -116,9 +130,14 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
   });
 
   it('moving a category subtree re-ancestors its products: the read side follows', async () => {
-    const moved = await http<Cat>('POST', `${s.url}/categories/phones/move`, {
-      parent_id: cats['gadgets']!.id,
-    });
+    const moved = await http<Cat>(
+      'POST',
+      `${s.url}/categories/phones/move`,
+      {
+        parent_id: cats['gadgets']!.id,
+      },
+      carol,
+    );
     expect(moved.status).toBe(200);
     await waitFor(
       async () =>
@@ -134,9 +153,14 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
     // Moving a category under its own descendant is refused.
     expect(
       (
-        await http<{ code: string }>('POST', `${s.url}/categories/phones/move`, {
-          parent_id: cats['ios']!.id,
-        })
+        await http<{ code: string }>(
+          'POST',
+          `${s.url}/categories/phones/move`,
+          {
+            parent_id: cats['ios']!.id,
+          },
+          carol,
+        )
       ).body.code,
     ).toBe('CATALOG.MOVE_INTO_OWN_SUBTREE');
   });
@@ -146,7 +170,7 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
   it('a delete removes every row; the card is gone', async () => {
     beforeDelete = await rowsOf(cass, productId);
     expect(beforeDelete.byCategory).toHaveLength(3);
-    expect((await http('DELETE', `${s.url}/products/${productId}`)).status).toBe(204);
+    expect((await http('DELETE', `${s.url}/products/${productId}`, undefined, carol)).status).toBe(204);
     await waitFor(
       async () => (await http('GET', `${s.url}/products/${productId}/card`)).status === 404,
       30_000,

@@ -1,11 +1,11 @@
 import { INestApplication } from '@nestjs/common';
-import { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { EnvelopeOf } from '@mw/contracts';
-import { loadConfig, runService } from '@mw/platform';
-import { testEnv, uniqueName } from '@mw/testing';
+import { EdgeSettings, loadConfig } from '@mw/platform';
+import { accessToken, DemoUser, serviceToken, startService, testEnv, uniqueName } from '@mw/testing';
+import { api } from '../api';
 import { AppModule } from '../app.module';
 import { CatalogConfig, catalogConfigSchema } from '../config';
+import { projectorApi } from '../projector-api';
 import { ProjectorConsumer } from '../projection/projector.consumer';
 import { ProjectorService } from '../projection/projector.service';
 
@@ -21,12 +21,15 @@ export interface Stack {
 }
 
 /**
- * The catalog API and the projector as two Nest apps (the production entry points are
- * main.ts and projector.main.ts), on a unique MongoDB database, Cassandra keyspace and
- * consumer group. The projector group starts at the latest offset so a run does not replay
- * every earlier run's events; it is ready before the first write.
+ * The catalog API and the projector as two Nest apps started like main.ts and projector.main.ts
+ * (the API edge verifying tokens of the project's Keycloak), on a unique MongoDB database,
+ * Cassandra keyspace and consumer group. The projector group starts at the latest offset so a
+ * run does not replay every earlier run's events; it is ready before the first write.
  */
-export async function startStack(overrides: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(
+  overrides: Record<string, string> = {},
+  edge: Partial<EdgeSettings> = {},
+): Promise<Stack> {
   const env = testEnv();
   const suffix = uniqueName('t').toLowerCase();
   const config = loadConfig(catalogConfigSchema, {
@@ -44,64 +47,78 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     LOG_LEVEL: 'warn',
     ...overrides,
   });
-  const logger = pino({ level: 'warn' });
   const { ProjectorModule } = await import('../projection/projector.module');
-  const projector = await runService({
-    name: 'catalog-projector-test',
-    description: 'test',
-    rootModule: ProjectorModule.register(config, logger),
-    logger,
-    http: { port: 0, host: '127.0.0.1', bodyLimit: config.HTTP_BODY_LIMIT },
-    kafka: undefined,
-    shutdownTimeoutMs: 5000,
+  const projector = await startService({
+    name: 'catalog-projector',
+    api: projectorApi,
+    rootModule: (logger) => ProjectorModule.register(config, logger),
+    brokers: config.KAFKA_BROKERS,
+    edge,
   });
   const applied: EnvelopeOf<'catalog.products.v1'>[] = [];
-  const service = projector.get(ProjectorService);
+  const service = projector.app.get(ProjectorService);
   const apply = service.apply.bind(service);
   service.apply = async (e) => {
     await apply(e);
     applied.push(e);
   };
-  await projector.get(ProjectorConsumer).ready;
-  const api = await runService({
-    name: 'catalog-test',
-    description: 'test',
-    rootModule: AppModule.register(config, logger),
-    logger,
-    http: { port: 0, host: '127.0.0.1', bodyLimit: config.HTTP_BODY_LIMIT },
-    kafka: undefined,
-    shutdownTimeoutMs: 5000,
+  await projector.app.get(ProjectorConsumer).ready;
+  const catalog = await startService({
+    name: 'catalog',
+    api,
+    rootModule: (logger) => AppModule.register(config, logger),
+    brokers: config.KAFKA_BROKERS,
+    edge,
   });
-  const port = (app: INestApplication) => (app.getHttpServer().address() as AddressInfo).port;
   return {
     config,
-    api,
-    projector,
-    url: `http://127.0.0.1:${port(api)}`,
-    projectorUrl: `http://127.0.0.1:${port(projector)}`,
+    api: catalog.app,
+    projector: projector.app,
+    url: catalog.url,
+    projectorUrl: projector.url,
     applied,
     close: async () => {
-      await api.close();
-      await projector.close();
+      await catalog.app.close();
+      await projector.app.close();
     },
   };
 }
 
 export interface Res<T = Record<string, unknown>> {
   readonly status: number;
+  readonly headers: Headers;
   readonly body: T;
+}
+
+export interface CallOptions {
+  /** Calls with a real access token of this demo user, or of the operations client ('service'). */
+  readonly as?: DemoUser | 'service';
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Bearer header of a demo user (carol writes the catalogue) or of the operations client. */
+export async function bearer(who: DemoUser | 'service'): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${who === 'service' ? await serviceToken() : await accessToken(who)}` };
 }
 
 export async function http<T = Record<string, unknown>>(
   method: string,
   url: string,
   body?: unknown,
+  opts: CallOptions = {},
 ): Promise<Res<T>> {
   const res = await fetch(url, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(opts.as ? await bearer(opts.as) : {}),
+      ...opts.headers,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
 }
+
+/** carol holds catalog_manager: every catalogue write in the tests is hers. */
+export const carol: CallOptions = { as: 'carol' };

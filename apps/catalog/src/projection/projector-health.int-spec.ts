@@ -1,7 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName, waitFor } from '@mw/testing';
-import { startStack, Stack } from '../e2e/harness';
+import { bearer, startStack, Stack } from '../e2e/harness';
 
 /**
  * The projector's consumer crashes for real (its topic is deleted under it: kafkajs fetches
@@ -36,7 +36,9 @@ describe('projector readiness follows its consumer', () => {
 
   const ready = async (): Promise<number> => (await fetch(`${s.projectorUrl}/health/ready`)).status;
   const metric = async (name: string): Promise<string | undefined> =>
-    (await (await fetch(`${s.projectorUrl}/metrics`)).text()).split('\n').find((l) => l.startsWith(name));
+    (await (await fetch(`${s.projectorUrl}/metrics`, { headers: await bearer('service') })).text())
+      .split('\n')
+      .find((l) => l.startsWith(name));
 
   it('is ready while consuming; 503 with catalog_projector_consumer_up 0 once the consumer crashed', async () => {
     expect(await ready()).toBe(200);

@@ -2,7 +2,7 @@ import { Db, MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { MemberProfiler, profileMembers, testEnv, waitFor } from '@mw/testing';
 import { PRODUCTS } from '../shared/catalog-db';
-import { http, startStack, Stack } from '../e2e/harness';
+import { carol, http, startStack, Stack } from '../e2e/harness';
 
 /**
  * Seed 001 §5 on the real replica set: catalog search reads from a secondary, product writes
@@ -30,10 +30,20 @@ describe('catalog read routing on the replica set', () => {
   });
 
   it('serves searches from secondaries and never from the primary', async () => {
-    const category = await http<{ id: string }>('POST', `${s.url}/categories`, { name: 'Смартфоны', slug: `phones-${Date.now()}`, parent_id: null });
+    const category = await http<{ id: string }>(
+      'POST',
+      `${s.url}/categories`,
+      { name: 'Смартфоны', slug: `phones-${Date.now()}`, parent_id: null },
+      carol,
+    );
     expect(category.status).toBe(201);
     for (let i = 0; i < 5; i++) {
-      const r = await http('POST', `${s.url}/products`, { name: `Phone ${i}`, category_id: category.body.id, price: `${1000 + i}.00`, attributes: {} });
+      const r = await http(
+        'POST',
+        `${s.url}/products`,
+        { name: `Phone ${i}`, category_id: category.body.id, price: `${1000 + i}.00`, attributes: {} },
+        carol,
+      );
       expect(r.status).toBe(201);
     }
     // the search shape (the outbox relay also reads products, from the primary, as it must)
@@ -42,15 +52,24 @@ describe('catalog read routing on the replica set', () => {
     const searches = 12;
     for (let i = 0; i < searches; i++) {
       // a majority-acknowledged write may still be on its way to the third member: wait for it
-      await waitFor(async () => {
-        const page = await http<{ items: unknown[] }>('GET', `${s.url}/products?category_id=${category.body.id}&sort=price_asc&limit=10`);
-        return page.status === 200 && page.body.items.length === 5;
-      }, 10_000, 'search sees the five products');
+      await waitFor(
+        async () => {
+          const page = await http<{ items: unknown[] }>(
+            'GET',
+            `${s.url}/products?category_id=${category.body.id}&sort=price_asc&limit=10`,
+          );
+          return page.status === 200 && page.body.items.length === 5;
+        },
+        10_000,
+        'search sees the five products',
+      );
     }
     const after = await profiler.count(PRODUCTS, search);
     expect(after.secondaries - before.secondaries).toBeGreaterThanOrEqual(searches);
     expect(after.primary - before.primary).toBe(0);
     // the writes went to the primary
-    expect((await profiler.count(PRODUCTS, { op: { $in: ['insert', 'update'] } })).primary).toBeGreaterThanOrEqual(5);
+    expect(
+      (await profiler.count(PRODUCTS, { op: { $in: ['insert', 'update'] } })).primary,
+    ).toBeGreaterThanOrEqual(5);
   });
 });
