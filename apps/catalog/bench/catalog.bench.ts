@@ -21,6 +21,7 @@ import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
 import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { loadConfig } from '@mw/platform';
+import { serviceToken } from '@mw/testing';
 import { CategoriesRepository } from '../src/categories/categories.repository';
 import { catalogConfigSchema } from '../src/config';
 import { demoProducts, DEMO_TREE, DemoCategory } from '../src/demo/demo-data';
@@ -52,6 +53,10 @@ const config = loadConfig(catalogConfigSchema, {
   LOG_LEVEL: 'warn',
 });
 const logger = pino({ level: 'warn' });
+// The projector child verifies tokens of this issuer, and serviceToken() asks it for the scrape token
+// (/metrics needs the role operator): both from the config, i.e. the environment or the local Keycloak.
+process.env['OIDC_ISSUER'] = config.OIDC_ISSUER;
+process.env['OIDC_AUDIENCE'] = config.OIDC_AUDIENCE;
 
 async function main(): Promise<void> {
   const mongo = await createMongoClient(config.MONGO_URL).connect();
@@ -85,11 +90,24 @@ async function main(): Promise<void> {
         )
         .then((d) => d.length),
     );
-    const bareQuery = (i: number) => buildSearch({ category_id: pickCategory(i), include_subcategories: true, attributes: {}, sort: 'newest', limit: 21 });
+    const bareQuery = (i: number) =>
+      buildSearch({
+        category_id: pickCategory(i),
+        include_subcategories: true,
+        attributes: {},
+        sort: 'newest',
+        limit: 21,
+      });
     const bareRead = new ReadPreference('secondaryPreferred', undefined, { maxStalenessSeconds: 90 });
     const mongoBare = await load('mongodb bare driver', (i) => {
       const q = bareQuery(i);
-      return db.collection('products').find(toDriver(q.filter) as Document, { readPreference: bareRead, projection: { _outbox: 0 } }).sort(q.sort).limit(q.limit).toArray().then((d) => d.length);
+      return db
+        .collection('products')
+        .find(toDriver(q.filter) as Document, { readPreference: bareRead, projection: { _outbox: 0 } })
+        .sort(q.sort)
+        .limit(q.limit)
+        .toArray()
+        .then((d) => d.length);
     });
     const projector = await projectorBurst(products, cassandra);
     const results = {
@@ -146,20 +164,18 @@ async function seed(db: import('mongodb').Db): Promise<{ categoryIds: string[]; 
   const list = demoProducts(PRODUCTS);
   for (let i = 0; i < list.length; i += 50) {
     const batch = await Promise.all(
-      list
-        .slice(i, i + 50)
-        .map((p) =>
-          productsService.create(
-            {
-              name: p.name,
-              category_id: bySlug.get(p.leaf)!,
-              price: p.price,
-              attributes: p.attributes,
-              pricing: p.pricing,
-            },
-            { id: p.id, now: p.created_at },
-          ),
+      list.slice(i, i + 50).map((p) =>
+        productsService.create(
+          {
+            name: p.name,
+            category_id: bySlug.get(p.leaf)!,
+            price: p.price,
+            attributes: p.attributes,
+            pricing: p.pricing,
+          },
+          { id: p.id, now: p.created_at },
         ),
+      ),
     );
     products.push(...batch.map((b) => b.product));
   }
@@ -275,7 +291,11 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
     let metrics = '';
     await until(
       async () => {
-        metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        metrics = await (
+          await fetch(`http://127.0.0.1:${port}/metrics`, {
+            headers: { authorization: `Bearer ${await serviceToken()}` },
+          })
+        ).text();
         return counter(metrics, 'catalog_projection_events_total') >= BURST;
       },
       150_000,
