@@ -32,10 +32,18 @@ const unauthenticated = (code: string, message: string): AppError =>
 export class TokenVerifier {
   private readonly keys: ReturnType<typeof createRemoteJWKSet>;
 
-  constructor(private readonly settings: OidcSettings) {
+  constructor(
+    private readonly settings: OidcSettings,
+    private readonly options: {
+      /** Clock of expiry checks (tests move it). */
+      readonly now?: () => Date;
+      /** Minimum time between two key-set fetches (an unknown `kid` refetches at most this often). */
+      readonly jwksCooldownMs?: number;
+    } = {},
+  ) {
     this.keys = createRemoteJWKSet(new URL(jwksUrlOf(settings)), {
       cacheMaxAge: 10 * 60_000,
-      cooldownDuration: 30_000,
+      cooldownDuration: options.jwksCooldownMs ?? 30_000,
       timeoutDuration: 5_000,
     });
   }
@@ -50,6 +58,7 @@ export class TokenVerifier {
         clockTolerance: this.settings.clockSkewSeconds,
         algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
         requiredClaims: ['sub', 'exp'],
+        ...(this.options.now ? { currentDate: this.options.now() } : {}),
       }));
     } catch (e) {
       throw this.toAuthError(e);

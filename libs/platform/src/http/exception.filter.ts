@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/co
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, httpStatusOf } from '../errors/app-error';
+import { isInfrastructureError } from '../errors/failure-class';
 import { currentTrace } from '../logging/trace-context';
 
 /**
@@ -76,6 +77,10 @@ function toProblem(exception: unknown): { status: number; body: Record<string, u
         errors: [{ field: 'body', message: e.type }],
       },
     };
+  }
+  // a database, broker or socket that does not answer: the request may succeed later (503, as documented)
+  if (isInfrastructureError(exception)) {
+    return { status: 503, body: { code: 'COMMON.DEPENDENCY_UNAVAILABLE', message: 'a dependency is unavailable; retry later', errors: [] } };
   }
   return { status: 500, body: { code: 'COMMON.INTERNAL', message: 'internal error', errors: [] } };
 }
