@@ -61,10 +61,11 @@ async function adminCall(token: string, method: string, path: string, body?: unk
 }
 
 /**
- * Creates customers (the realm's default role) named `<prefix>-<n>`; returns them with their ids.
- * Idempotent per name (an existing user keeps its id and gets the password again).
+ * Creates customers (the realm's default role) named `<prefix>-<n>`, with `extraRoles` (realm roles)
+ * besides; returns them with their ids. Idempotent per name (an existing user keeps its id and gets
+ * the password again).
  */
-export async function createTestUsers(prefix: string, count: number): Promise<TestUser[]> {
+export async function createTestUsers(prefix: string, count: number, extraRoles: readonly string[] = []): Promise<TestUser[]> {
   const token = await adminToken();
   const password = randomUUID();
   const users: TestUser[] = [];
@@ -83,6 +84,10 @@ export async function createTestUsers(prefix: string, count: number): Promise<Te
     const id = found[0]?.id;
     if (!id) throw new Error(`Keycloak did not create ${username}`);
     await adminCall(token, 'PUT', `/users/${id}/reset-password`, { type: 'password', value: password, temporary: false });
+    if (extraRoles.length > 0) {
+      const roles = await Promise.all(extraRoles.map(async (r) => (await adminCall(token, 'GET', `/roles/${encodeURIComponent(r)}`)).json()));
+      await adminCall(token, 'POST', `/users/${id}/role-mappings/realm`, roles);
+    }
     users.push({ username, id, password });
   }
   return users;

@@ -22,7 +22,7 @@ export const createCategory = endpoint({
   tag: 'categories',
   summary: 'Create a category under a parent (parent_id null: a root)',
   description:
-    '409 CATALOG.DUPLICATE_SLUG when the slug is taken; 400 CATALOG.PARENT_NOT_FOUND or CATALOG.TREE_TOO_DEEP (more than 8 levels) naming `body.parent_id`.',
+    '409 CATALOG.DUPLICATE_SLUG when the slug is taken; 422 CATALOG.PARENT_NOT_FOUND or CATALOG.TREE_TOO_DEEP (more than 8 levels) naming `body.parent_id`.',
   access: writers,
   body: CreateCategoryBody,
   bodyExample: { name: 'Смартфоны', slug: 'smartfony', parent_id: '65f1a2b3c4d5e6f708190002' },
@@ -89,7 +89,7 @@ export const moveCategory = endpoint({
   summary: 'Move the subtree under another parent; descendants and their products follow',
   description:
     '409 CATALOG.MOVE_INTO_OWN_SUBTREE (under itself or a descendant), CATALOG.MOVE_IN_PROGRESS (another move holds the tree, retry later), ' +
-    'CATALOG.CONCURRENT_MODIFICATION; 400 CATALOG.PARENT_NOT_FOUND or CATALOG.TREE_TOO_DEEP naming `body.parent_id`.',
+    'CATALOG.CONCURRENT_MODIFICATION; 422 CATALOG.PARENT_NOT_FOUND or CATALOG.TREE_TOO_DEEP naming `body.parent_id`.',
   access: writers,
   params: SlugParams,
   body: MoveCategoryBody,

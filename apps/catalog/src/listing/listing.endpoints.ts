@@ -10,7 +10,7 @@ export const listNewInCategory = endpoint({
   tag: 'read side (Cassandra)',
   summary: 'New in this category and its sub-categories, newest first (Cassandra); opaque cursor',
   description:
-    'Eventually consistent: fed by the projector from catalog.products.v1. A malformed cursor is 400 CATALOG.INVALID_CURSOR; an unknown slug 404 CATALOG.CATEGORY_NOT_FOUND.',
+    'Eventually consistent: fed by the projector from catalog.products.v1. A malformed cursor is 422 CATALOG.INVALID_CURSOR; an unknown slug 404 CATALOG.CATEGORY_NOT_FOUND.',
   access: access.public,
   params: SlugParams,
   query: ListingQuery,

@@ -25,7 +25,7 @@ export const createProduct = endpoint({
   tag: 'products',
   summary: 'Create a product',
   description:
-    'Prices are decimal strings in roubles ("1299.90"). The category must exist (400 CATALOG.UNKNOWN_CATEGORY naming `body.category_id`). ' +
+    'Prices are decimal strings in roubles ("1299.90"). The category must exist (422 CATALOG.UNKNOWN_CATEGORY naming `body.category_id`). ' +
     'The change and its ProductCreated event are one atomic write (outbox).',
   access: writers,
   body: CreateProductBody,

@@ -17,7 +17,7 @@ export const searchProducts = endpoint({
   summary: 'Search products (MongoDB, may read from secondaries); keyset cursor, stable under inserts',
   description:
     'Filters by category (with its sub-categories unless include_subcategories=false), price range and attributes. ' +
-    'An unknown category is 400 CATALOG.UNKNOWN_CATEGORY, a cursor of another sort or a forged one 400 CATALOG.INVALID_CURSOR.',
+    'An unknown category is 422 CATALOG.UNKNOWN_CATEGORY, a cursor of another sort or a forged one 422 CATALOG.INVALID_CURSOR.',
   access: access.public,
   query: SearchQuery,
   response: {

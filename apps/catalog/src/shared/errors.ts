@@ -5,12 +5,12 @@ export const CatalogErrors = {
   categoryNotFound: (what: string) =>
     AppError.notFound('CATALOG.CATEGORY_NOT_FOUND', `category ${what} not found`),
   parentNotFound: (id: string) =>
-    AppError.validation(
+    AppError.unprocessable(
       [{ field: 'body.parent_id', message: `category ${id} does not exist` }],
       'CATALOG.PARENT_NOT_FOUND',
     ),
   unknownCategory: (field: string, id: string) =>
-    AppError.validation([{ field, message: `category ${id} does not exist` }], 'CATALOG.UNKNOWN_CATEGORY'),
+    AppError.unprocessable([{ field, message: `category ${id} does not exist` }], 'CATALOG.UNKNOWN_CATEGORY'),
   duplicateSlug: (slug: string) =>
     AppError.conflict('CATALOG.DUPLICATE_SLUG', `a category with slug "${slug}" already exists`),
   moveIntoOwnSubtree: (slug: string) =>
@@ -28,7 +28,7 @@ export const CatalogErrors = {
   categoryNotEmpty: (slug: string, why: string) =>
     AppError.conflict('CATALOG.CATEGORY_NOT_EMPTY', `category "${slug}" is not empty: ${why}`),
   treeTooDeep: (depth: number) =>
-    AppError.validation(
+    AppError.unprocessable(
       [{ field: 'body.parent_id', message: `the tree would be ${depth} levels deep (max 8)` }],
       'CATALOG.TREE_TOO_DEEP',
     ),
@@ -39,7 +39,7 @@ export const CatalogErrors = {
       `product ${id} is not at version ${expected} (changed concurrently)`,
     ),
   invalidCursor: () =>
-    AppError.validation(
+    AppError.unprocessable(
       [{ field: 'query.cursor', message: 'malformed or foreign cursor' }],
       'CATALOG.INVALID_CURSOR',
     ),

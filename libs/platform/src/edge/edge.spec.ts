@@ -151,3 +151,28 @@ describe('405 for undeclared methods', () => {
     expect(allowedMethods(specs, '/carts/abc/items')).toEqual([]);
   });
 });
+
+describe('400 or 422', () => {
+  const spec = endpoint({
+    operationId: 'setPrice',
+    method: 'PUT',
+    path: '/p/:id',
+    tag: 't',
+    summary: 's',
+    access: access.anyUser,
+    body: z.strictObject({ list: z.number().min(0), retail: z.number().min(0) }).refine((p) => p.retail <= p.list, {
+      message: 'retail must not exceed list',
+      path: ['retail'],
+    }),
+    response: { status: 200, description: 'ok' },
+  });
+
+  it('answers 400 when the input breaks the document, 422 when only a rule it cannot state fails', () => {
+    expect(codeOf(() => validateInput(spec, { params: {}, query: {}, body: { list: -1, retail: 0 } }))).toBe(
+      'COMMON.VALIDATION_FAILED validation',
+    );
+    expect(codeOf(() => validateInput(spec, { params: {}, query: {}, body: { list: 1, retail: 2 } }))).toBe(
+      'COMMON.RULE_VIOLATED unprocessable',
+    );
+  });
+});

@@ -39,9 +39,13 @@ const createThing = endpoint({
 @Controller()
 class ThingsController {
   @Endpoint(getThing)
-  get(): void {}
+  get(): string {
+    return 'thing';
+  }
   @Endpoint(createThing)
-  create(): void {}
+  create(): string {
+    return 'created';
+  }
 }
 
 type Doc = {
@@ -67,9 +71,9 @@ describe('OpenAPI from endpoint declarations', () => {
   });
 
   it('documents the errors that follow from the shape, with the problem body', () => {
-    expect(Object.keys(doc.paths['/things/{id}']?.['get']?.responses ?? {})).toEqual(['200', '400', '401', '404', '503']);
+    expect(Object.keys(doc.paths['/things/{id}']?.['get']?.responses ?? {})).toEqual(['200', '400', '401', '404', '422', '503']);
     expect(Object.keys(doc.paths['/things']?.['post']?.responses ?? {})).toEqual([
-      '201', '400', '401', '403', '409', '413', '415', '429', '503',
+      '201', '400', '401', '403', '409', '413', '415', '422', '429', '503',
     ]);
     expect(doc.paths['/things']?.['post']?.responses['429']).toMatchObject({
       headers: { 'Retry-After': expect.anything() },

@@ -35,7 +35,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   409: 'Conflicts with the current state of the resource',
   413: 'Request body larger than the service accepts (COMMON.PAYLOAD_TOO_LARGE)',
   415: 'Request body in an unsupported encoding or charset',
-  422: 'Understood but cannot be done',
+  422: 'Matches this document but breaks a rule it cannot state (a referenced resource that does not exist, a cross-field rule, a cursor not issued here); `errors[].field` names the field',
   429: 'Too many writes by this caller; retry after `Retry-After` seconds (COMMON.RATE_LIMITED)',
   503: 'A dependency (database, broker, identity provider) is unavailable; retry later',
 };
@@ -90,6 +90,8 @@ function errorStatusesOf(spec: EndpointSpec): number[] {
   // an addressed resource may not exist (or belong to somebody else)
   if (spec.params) statuses.add(404);
   if (spec.params || spec.query || spec.body) statuses.add(400);
+  // input that matches the document but breaks a rule it cannot state (a referenced id that does not exist, retail > list)
+  if (spec.query || spec.body) statuses.add(422);
   if (spec.access.kind !== 'public') {
     statuses.add(401);
     statuses.add(503);

@@ -41,6 +41,12 @@ export class AppError extends Error {
     const summary = first ? `${first.field}: ${first.message}` : 'invalid input';
     return new AppError(code, 'validation', `Invalid input — ${summary}`, problems);
   }
+  /** The input matches the documented schema but breaks a rule it cannot state (422; ADR 0007). */
+  static unprocessable(problems: readonly FieldProblem[], code = 'COMMON.RULE_VIOLATED'): AppError {
+    const first = problems[0];
+    const summary = first ? `${first.field}: ${first.message}` : 'input breaks a rule';
+    return new AppError(code, 'unprocessable', `Cannot be done — ${summary}`, problems);
+  }
   static notFound(code: string, message: string): AppError {
     return new AppError(code, 'not_found', message);
   }
