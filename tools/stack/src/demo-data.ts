@@ -19,15 +19,28 @@ export async function loadDemoData(root: string, infra: Readonly<Record<string, 
     stdio: 'inherit',
     env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001', INVENTORY_URL: 'http://127.0.0.1:3002' },
   });
-  await stockDemoProducts(log);
+  await stockDemoProducts(infra, log);
   mkdirSync(join(root, '.infra', 'services'), { recursive: true });
   writeFileSync(marker, new Date().toISOString());
 }
 
 const ZONES = ['MSK', 'SPB', 'EKB'] as const;
 
-/** Puts the newest 100 demo products in stock in every zone, through the inventory API. */
-async function stockDemoProducts(log: (m: string) => void): Promise<void> {
+/** An access token of the demo stock manager (password grant; restocking needs role stock_manager). */
+async function stockManagerToken(infra: Readonly<Record<string, string>>): Promise<string> {
+  const issuer = infra['OIDC_ISSUER'] ?? 'http://127.0.0.1:18080/realms/mobile-world';
+  const r = await fetchRetry(`${issuer}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', client_id: 'mobile-world-web', username: 'stan', password: 'demo' }),
+  });
+  if (!r.ok) throw new Error(`token for stan refused: HTTP ${r.status} ${await r.text()}`);
+  return ((await r.json()) as { access_token: string }).access_token;
+}
+
+/** Puts the newest 100 demo products in stock in every zone, through the inventory API, as stan. */
+async function stockDemoProducts(infra: Readonly<Record<string, string>>, log: (m: string) => void): Promise<void> {
+  const token = await stockManagerToken(infra);
   const res = await fetchRetry('http://127.0.0.1:3001/products?sort=newest&limit=100');
   if (!res.ok) throw new Error(`catalog search failed: HTTP ${res.status}`);
   const { items } = (await res.json()) as { items: { id: string }[] };
@@ -37,7 +50,7 @@ async function stockDemoProducts(log: (m: string) => void): Promise<void> {
       const qty = 5 + ((i * 7 + zone.length * 13) % 60);
       const r = await fetchRetry(`http://127.0.0.1:3002/stock/${p.id}/${zone}/restock`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ qty, reason: 'demo data' }),
       });
       if (!r.ok) throw new Error(`restock ${p.id}/${zone} failed: HTTP ${r.status} ${await r.text()}`);
