@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { bootstrapService } from '@mw/platform';
+import { api } from './api';
 import { AppModule } from './app.module';
 import { loadOrdersConfig } from './config';
 
 bootstrapService({
   name: 'orders',
-  description: 'Orders (MongoDB) and the checkout saga orchestrator',
+  api,
   loadConfig: loadOrdersConfig,
   rootModule: AppModule.register,
 });

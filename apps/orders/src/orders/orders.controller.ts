@@ -1,38 +1,24 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { z } from 'zod';
-import { ObjectIdHex, UserId } from '@mw/contracts';
-import { validate } from '@mw/platform';
+import { Controller } from '@nestjs/common';
+import { type Caller, CurrentCaller, Endpoint, Input, type InputOf } from '@mw/platform';
 import { decodeCursor, encodeCursor } from './history-cursor';
-import { orderSummary, orderView } from './order-view';
+import { type OrderHistoryPage, orderSummary, type OrderView, orderView } from './order-view';
+import { getOrder, listOrders } from './orders.endpoints';
 import { OrdersQueries } from './orders.service';
 
-const IdParams = z.strictObject({ id: ObjectIdHex });
-const HistoryQuery = z.strictObject({
-  user_id: UserId,
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional(),
-});
-
-@ApiTags('orders')
-@Controller('orders')
+/** The orders HTTP API (ADR 0007): every operation declared in orders.endpoints.ts, on behalf of the token's subject. */
+@Controller()
 export class OrdersController {
   constructor(private readonly orders: OrdersQueries) {}
 
-  @Get(':id')
-  @ApiOperation({ summary: 'An order: status, saga state and reason, lines, totals, transition history (read from the primary)' })
-  async get(@Param() params: unknown) {
-    return orderView(await this.orders.get(validate(IdParams, params, 'params').id));
+  @Endpoint(getOrder)
+  async get(@Input() input: InputOf<typeof getOrder>, @CurrentCaller() caller: Caller): Promise<OrderView> {
+    return orderView(await this.orders.get(caller, input.params.id));
   }
 
-  @Get()
-  @ApiOperation({ summary: "A user's order history, newest first, cursor-paginated; the last page has no next_cursor" })
-  @ApiQuery({ name: 'user_id', required: true })
-  @ApiQuery({ name: 'limit', required: false, description: '1..100, default 20' })
-  @ApiQuery({ name: 'cursor', required: false, description: 'next_cursor of the previous page' })
-  async history(@Query() query: unknown) {
-    const q = validate(HistoryQuery, query, 'query');
-    const page = await this.orders.history(q.user_id, q.limit, q.cursor ? decodeCursor(q.cursor) : undefined);
+  @Endpoint(listOrders)
+  async history(@Input() input: InputOf<typeof listOrders>, @CurrentCaller() caller: Caller): Promise<OrderHistoryPage> {
+    const { user_id, limit, cursor } = input.query;
+    const page = await this.orders.history(caller, user_id, limit, cursor ? decodeCursor(cursor) : undefined);
     const last = page.more ? page.items[page.items.length - 1] : undefined;
     return { items: page.items.map(orderSummary), next_cursor: last ? encodeCursor(last.order_date, last.id) : null };
   }
