@@ -1,5 +1,5 @@
 import { MemberProfiler, profileMembers, uniqueName, unindexedShapes, waitFor } from '@mw/testing';
-import { OrdersHarness } from './test/harness';
+import { bearer, OrdersHarness } from './test/harness';
 
 const declined = uniqueName('declined');
 
@@ -37,8 +37,10 @@ describe('orders query shapes and read routing on mongod', () => {
     await h.waitState(late.order_id, 'CANCELLED'); // the stock deadline passed: the sweeper cancelled it
     await h.waitSeen(late.order_id, 'OrderCancelled');
 
+    // support lists the user's history (a customer would list their own: orders.int-spec)
+    const asSupport = await bearer('sue');
     const history = async (cursor?: string) =>
-      (await (await fetch(`${h.urls[0]}/orders?user_id=${user}&limit=1${cursor ? `&cursor=${cursor}` : ''}`)).json()) as { items: { id: string }[]; next_cursor: string | null };
+      (await h.call<{ items: { id: string }[]; next_cursor: string | null }>(`/orders?user_id=${user}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, asSupport)).body;
     const first = await waitFor(async () => {
       const page = await history();
       return page.next_cursor ? page : undefined; // both orders have reached the secondary

@@ -5,7 +5,8 @@ import { MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { Carts, createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
-import { startService, testEnv, uniqueName, waitFor } from '@mw/testing';
+import { accessToken, type DemoUser, serviceToken, startService, testEnv, uniqueName, waitFor } from '@mw/testing';
+import { api } from '../api';
 import { AppModule } from '../app.module';
 import { loadOrdersConfig, OrdersConfig } from '../config';
 import { orderIdFromCheckout } from '../orders/order';
@@ -81,6 +82,7 @@ export class OrdersHarness {
         rootModule: (logger) => AppModule.register(this.config, logger),
         brokers: this.config.KAFKA_BROKERS,
         groupId: this.config.KAFKA_GROUP_ID,
+        api,
       });
       this.apps.push(app);
       this.urls.push(url);
@@ -152,9 +154,15 @@ export class OrdersHarness {
     }, timeoutMs, `${count} × ${type} for ${orderId}`);
   }
 
+  /** A request to an instance with the given headers (`bearer(...)` for a real token); the JSON body. */
+  async call<T>(path: string, headers: Record<string, string>, opts: { method?: string; instance?: number } = {}): Promise<{ status: number; headers: Headers; body: T }> {
+    const res = await fetch(`${this.urls[opts.instance ?? 0]}${path}`, { method: opts.method ?? 'GET', headers });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as T };
+  }
+
+  /** An order as support sees it (support reads any order: the saga's observer in these tests). */
   async order(orderId: string, instance = 0): Promise<{ status: number; body: OrderBody }> {
-    const res = await fetch(`${this.urls[instance]}/orders/${orderId}`);
-    return { status: res.status, body: (await res.json()) as OrderBody };
+    return this.call<OrderBody>(`/orders/${orderId}`, await bearer('sue'), { instance });
   }
 
   async waitState(orderId: string, state: string, timeoutMs = 60_000): Promise<OrderBody> {
@@ -178,8 +186,19 @@ export class OrdersHarness {
   }
 }
 
+/** The Authorization header of a demo user: a real token from the project's Keycloak. */
+export async function bearer(user: DemoUser): Promise<{ authorization: string }> {
+  return { authorization: `Bearer ${await accessToken(user)}` };
+}
+
+/** The Authorization header of the operations client (client credentials, role operator). */
+export async function serviceBearer(): Promise<{ authorization: string }> {
+  return { authorization: `Bearer ${await serviceToken()}` };
+}
+
 export interface OrderBody {
   id: string;
+  user_id: string;
   status: string;
   state: string;
   reason: string | null;
