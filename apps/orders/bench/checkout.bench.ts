@@ -11,9 +11,14 @@
  *   npm run bench:checkout            (infra from `npm run infra:env`, started if needed)
  *
  * Bounded: a fixed number of checkouts per level and a time budget per level; 127.0.0.1 only.
+ *
+ * Every HTTP call carries a real access token of the project's Keycloak, as the tests get them
+ * (libs/testing accessToken): stan (stock_manager) restocks, the demo customers alice and bob own
+ * the carts and check them out. The services' per-caller write limit is lifted (two customers write
+ * thousands of times a minute here); everything else runs with its defaults.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +27,7 @@ import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
-import { uniqueName } from '@mw/testing';
+import { accessToken, type DemoUser, uniqueName } from '@mw/testing';
 
 const ROOT = join(__dirname, '../../..');
 const LEVELS = [8, 32, 64] as const;
@@ -30,6 +35,8 @@ const CHECKOUTS_PER_LEVEL = Number(process.argv.find((a) => a.startsWith('--chec
 const LEVEL_BUDGET_MS = 90_000;
 const PRODUCTS = 200;
 const CATEGORY = '65f0000000000000000000c1';
+/** The realm's demo customers: cart i belongs to CUSTOMERS[i % 2]. */
+const CUSTOMERS = ['alice', 'bob'] as const satisfies readonly DemoUser[];
 
 type Service = 'inventory' | 'carts' | 'orders';
 interface Sample {
@@ -47,8 +54,8 @@ function infraEnv(): Record<string, string> {
   const out = execFileSync('npm', ['run', '-s', 'infra:env'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   const env: Record<string, string> = {};
   for (const m of out.matchAll(/([A-Z_]+)=('([^']*)'|(\S+))/g)) env[m[1]!] = m[3] ?? m[4] ?? '';
-  if (!env['KAFKA_BROKERS'] || !env['MONGO_URL'] || !env['CASSANDRA_CONTACT_POINTS']) throw new Error(`infra:env incomplete: ${out}`);
-  for (const k of ['KAFKA_BROKERS', 'MONGO_URL', 'CASSANDRA_CONTACT_POINTS']) {
+  if (!env['KAFKA_BROKERS'] || !env['MONGO_URL'] || !env['CASSANDRA_CONTACT_POINTS'] || !env['OIDC_ISSUER']) throw new Error(`infra:env incomplete: ${out}`);
+  for (const k of ['KAFKA_BROKERS', 'MONGO_URL', 'CASSANDRA_CONTACT_POINTS', 'OIDC_ISSUER']) {
     if (!/127\.0\.0\.1|localhost/.test(env[k]!)) throw new Error(`${k}=${env[k]}: the benchmark targets 127.0.0.1 only`);
   }
   return env;
@@ -100,6 +107,9 @@ async function waitHttp(url: string, timeoutMs: number, child: ChildProcess): Pr
 
 async function main(): Promise<void> {
   const infra = infraEnv();
+  // libs/testing's token helpers find the identity provider where Jest's globalSetup puts it
+  process.env['OIDC_ISSUER'] = infra['OIDC_ISSUER'];
+  if (infra['OIDC_AUDIENCE']) process.env['OIDC_AUDIENCE'] = infra['OIDC_AUDIENCE'];
   const parentEnv = process.env;
   const loadAtStart = os.loadavg().map((l) => round(l, 2));
   // always through Nx: its cache makes this instant when the bundles are current
@@ -117,10 +127,12 @@ async function main(): Promise<void> {
   const keyspace = `carts_${run}`.slice(0, 48);
   const ports: Record<Service, number> = { inventory: 0, carts: 0, orders: 0 };
   for (const s of Object.keys(ports) as Service[]) ports[s] = 20_000 + Math.floor(Math.random() * 20_000);
-  const base = { ...parentEnv, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: '3' };
+  const base = { ...parentEnv, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: '3', RATE_LIMIT_WRITES_PER_MINUTE: '1000000' };
   const settings: Record<Service, Record<string, string>> = {
     inventory: { MONGO_DB: dbs.inventory, KAFKA_GROUP_ID: `inventory-${run}`, INVENTORY_COMMANDS_TOPIC: topics.commands, INVENTORY_EVENTS_TOPIC: topics.events },
     carts: {
+      // production mode refuses the development secret of guest sessions: one of this run's own
+      GUEST_SESSION_SECRET: randomBytes(32).toString('base64url'),
       CASSANDRA_KEYSPACE: keyspace,
       KAFKA_GROUP_ID: `carts-${run}`,
       CARTS_PRODUCTS_TOPIC: topics.products,
@@ -163,8 +175,11 @@ async function main(): Promise<void> {
     }
     for (const s of children.keys()) await waitHttp(`http://127.0.0.1:${ports[s]}/health/ready`, 120_000, children.get(s)!);
     const url = (s: Service, path: string) => `http://127.0.0.1:${ports[s]}${path}`;
-    const call = async (s: Service, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-      const r = await fetch(url(s, path), { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    /** An HTTP call as a demo user (a real token, cached and renewed by libs/testing). */
+    const call = async (s: Service, as: DemoUser, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const headers: Record<string, string> = { authorization: `Bearer ${await accessToken(as)}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const r = await fetch(url(s, path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await r.text();
       return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     };
@@ -199,24 +214,25 @@ async function main(): Promise<void> {
       }),
     });
     await pool(productIds, 8, async (id) => {
-      const r = await call('inventory', 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' });
+      const r = await call('inventory', 'stan', 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' });
       if (r.status >= 300) throw new Error(`restock ${id}: ${r.status} ${JSON.stringify(r.body)}`);
     });
     const total = CHECKOUTS_PER_LEVEL * LEVELS.length;
     console.log(`[bench] preparing ${total} carts (not measured)`);
-    const carts: string[] = [];
+    const carts: { id: string; owner: DemoUser }[] = [];
     await pool(Array.from({ length: total }, (_, i) => i), 16, async (i) => {
-      const c = await call('carts', 'POST', '/carts', { zone: 'MSK', user_id: `u-bench-${i % 500}` });
+      const owner = CUSTOMERS[i % CUSTOMERS.length]!;
+      const c = await call('carts', owner, 'POST', '/carts', { zone: 'MSK' });
       if (c.status !== 201) throw new Error(`cart: ${c.status} ${JSON.stringify(c.body)}`);
       const id = c.body['cart_id'] as string;
       const product = productIds[i % PRODUCTS]!;
       for (let attempt = 0; ; attempt++) {
-        const r = await call('carts', 'PUT', `/carts/${id}/items/${product}`, { qty: 1 });
+        const r = await call('carts', owner, 'PUT', `/carts/${id}/items/${product}`, { qty: 1 });
         if (r.status === 200) break;
         if (attempt > 300) throw new Error(`put item: ${r.status} ${JSON.stringify(r.body)}`);
         await sleep(200); // carts has not consumed the product yet
       }
-      carts.push(id);
+      carts.push({ id, owner });
     });
     await sleep(3000); // let carts' relay and inventory's level notifications settle before measuring
 
@@ -251,11 +267,13 @@ async function main(): Promise<void> {
       const deadline = Date.now() + LEVEL_BUDGET_MS;
       const started = performance.now();
       let lastEnd = started;
-      await pool(mine, concurrency, async (cartId) => {
+      // tokens fetched before the clock starts (then served from the cache)
+      for (const who of CUSTOMERS) await accessToken(who);
+      await pool(mine, concurrency, async ({ id: cartId, owner }) => {
         if (Date.now() > deadline) return;
         const t0 = performance.now();
         const done = new Promise<string>((resolve) => terminal.set(cartId, resolve));
-        const r = await call('carts', 'POST', `/carts/${cartId}/checkout`);
+        const r = await call('carts', owner, 'POST', `/carts/${cartId}/checkout`);
         const httpMs = performance.now() - t0;
         if (r.status !== 202) throw new Error(`checkout ${cartId}: ${r.status} ${JSON.stringify(r.body)}`);
         const outcome = await Promise.race([done, sleep(30_000).then(() => 'TIMEOUT')]);
@@ -301,7 +319,8 @@ async function main(): Promise<void> {
         checkouts_per_level: CHECKOUTS_PER_LEVEL,
         level_budget_ms: LEVEL_BUDGET_MS,
         products: PRODUCTS,
-        cart: 'one line, qty 1, zone MSK; carts created before the measurement',
+        cart: 'one line, qty 1, zone MSK; carts created before the measurement, alternately by the demo customers alice and bob',
+        auth: 'every call with a real Keycloak access token (stan restocks, alice/bob own the carts); RATE_LIMIT_WRITES_PER_MINUTE=1000000',
         latency: 'POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (closed loop: `concurrency` checkouts in flight)',
         payment_simulator_latency_ms: '20–150 per call (authorize, capture)',
       },
