@@ -78,9 +78,10 @@ describe('inventory service', () => {
       ['a restock', 'POST', `/stock/${p1}/NSK/restock`, { qty: 1, reason: 'x' }, 'params.zone'],
       ['a stock-take', 'PUT', `/stock/${p1}/NSK`, { available: 1, reason: 'x' }, 'params.zone'],
       ['a low-stock listing', 'GET', '/low-stock?zone=NSK', undefined, 'query.zone'],
-    ])('rejects an unknown zone in %s with its code, naming the field', async (_n, method, path, body, field) => {
+    ])('refuses an unknown zone in %s with a 422 and its code, naming the field', async (_n, method, path, body, field) => {
+      // well-formed (the document's pattern) but not served here: zones are configuration (ADR 0007: 400 or 422)
       const res = await h.http(method, path, { as: 'stan', body });
-      expect(res).toMatchObject({ status: 400, body: { code: 'INVENTORY.UNKNOWN_ZONE', errors: [{ field }] } });
+      expect(res).toMatchObject({ status: 422, body: { code: 'INVENTORY.UNKNOWN_ZONE', errors: [{ field }] } });
     });
 
     it('wrote nothing for the refused input', async () => {

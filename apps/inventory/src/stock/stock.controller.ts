@@ -5,7 +5,7 @@ import { LowStockQuery, LowStockView, ProductParams, RestockBody, SetStockBody, 
 import { StockService } from './stock.service';
 import { StockLevel } from './stock';
 
-const zoneNote = 'Zones are configuration (ZONES): a well-formed zone code the service does not serve is a 400 INVENTORY.UNKNOWN_ZONE naming `params.zone`.';
+const zoneNote = 'Zones are configuration (ZONES): a well-formed zone code the service does not serve is a 422 INVENTORY.UNKNOWN_ZONE naming `params.zone`.';
 
 export const restockEndpoint = endpoint({
   operationId: 'restock',
@@ -59,7 +59,7 @@ export const lowStockEndpoint = endpoint({
   path: '/low-stock',
   tag: 'stock',
   summary: 'Items of a zone at or below a threshold of available units',
-  description: 'Lowest available first. An unknown zone is a 400 INVENTORY.UNKNOWN_ZONE.',
+  description: 'Lowest available first. A well-formed zone code the service does not serve (zones are configuration) is a 422 INVENTORY.UNKNOWN_ZONE naming `query.zone`.',
   access: access.roles('stock_manager', 'operator'),
   query: LowStockQuery,
   response: { status: 200, description: 'The low items', schema: LowStockView, example: { zone: 'MSK', threshold: 5, items: [{ ...stockLevelExample, available: 3 }] } },

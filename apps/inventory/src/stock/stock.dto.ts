@@ -4,7 +4,8 @@ import { IsoDateTime, ObjectIdHex, ZoneCode } from '@mw/contracts';
 /** Request shapes of the stock API (validated by the endpoint declarations in stock.controller.ts). */
 export const StockParams = z.strictObject({ productId: ObjectIdHex, zone: ZoneCode });
 export const ProductParams = z.strictObject({ productId: ObjectIdHex });
-const Reason = z.string().trim().min(1).max(200).meta({ description: 'Why the stock changed (delivery note, stock-take)' });
+// Checked as sent (the documented bounds), then trimmed: a blank reason breaks the documented pattern.
+const Reason = z.string().min(1).max(200).regex(/\S/, 'must not be blank').trim().meta({ description: 'Why the stock changed (delivery note, stock-take)' });
 export const RestockBody = z.strictObject({
   qty: z.number().int().positive().max(1_000_000).meta({ description: 'Units received, a positive whole number' }),
   reason: Reason,

@@ -11,10 +11,13 @@ export class StockService {
     private readonly config: { readonly ZONES: readonly string[]; readonly INVENTORY_LOW_STOCK_THRESHOLD: number },
   ) {}
 
-  /** A well-formed zone the service does not serve is a 400 naming where it came from. */
+  /**
+   * A well-formed zone the service does not serve: the document cannot list the zones (they are
+   * configuration), so it is a 422 naming where the zone came from (ADR 0007: 400 or 422).
+   */
   assertZone(zone: string, field: 'params.zone' | 'query.zone' = 'params.zone'): void {
     if (!this.config.ZONES.includes(zone)) {
-      throw AppError.validation([{ field, message: `unknown zone ${zone}; zones: ${this.config.ZONES.join(', ')}` }], 'INVENTORY.UNKNOWN_ZONE');
+      throw AppError.unprocessable([{ field, message: `unknown zone ${zone}; zones: ${this.config.ZONES.join(', ')}` }], 'INVENTORY.UNKNOWN_ZONE');
     }
   }
 
