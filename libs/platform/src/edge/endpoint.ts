@@ -8,7 +8,7 @@ import { ANONYMOUS, type Access, type Caller } from './access';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Error statuses an endpoint may document beyond the ones its shape implies. */
-export type DocumentedError = 404 | 409 | 413 | 422 | 503;
+export type DocumentedError = 403 | 404 | 409 | 413 | 422 | 503;
 
 /**
  * One HTTP operation, declared once (ADR 0007): the same zod schemas validate the request, and
