@@ -3,6 +3,15 @@ import { baseConfigSchema, env, loadConfig } from '@mw/platform';
 
 const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name');
 
+/** Cart lifetime after its last change, and the default lifetime of a guest session: 7 days. */
+const SEVEN_DAYS = 604_800;
+
+/**
+ * The guest-session key of development and tests (`npm start`, `npm test`), public on purpose:
+ * refused when NODE_ENV=production, where GUEST_SESSION_SECRET must be set to a secret of its own.
+ */
+export const DEV_GUEST_SESSION_SECRET = 'mobile-world-dev-guest-session-secret-not-for-production';
+
 export const cartsConfigSchema = baseConfigSchema
   .extend({
     HTTP_PORT: env.port(3003),
@@ -11,7 +20,17 @@ export const cartsConfigSchema = baseConfigSchema
     CASSANDRA_KEYSPACE: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/).default('carts'),
     CASSANDRA_REPLICATION_FACTOR: env.int(1, 1, 9),
     /** A cart lives this long after its last change; every write rewrites the whole cart with it (ADR 0060). */
-    CART_TTL_SECONDS: env.int(604_800, 1, 31_536_000),
+    CART_TTL_SECONDS: env.int(SEVEN_DAYS, 1, 31_536_000),
+    /** HMAC-SHA256 key of guest sessions (`gs1.<uuid>.<expiry>.<signature>`, ADR 0007); at least 32 characters. */
+    GUEST_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_GUEST_SESSION_SECRET),
+    /** A guest session (and with it access to its guest cart) lasts this long after it is issued. */
+    GUEST_SESSION_TTL_SECONDS: env.int(SEVEN_DAYS, 60, 31_536_000),
+    /** The merge relay completes guest-cart merges a crash left half-done (ADR 0060, sessions and merge). */
+    MERGE_RELAY_INTERVAL_MS: env.int(2000, 20, 60_000),
+    /** The request that recorded a merge intent completes it itself; the relay leaves younger intents to it. */
+    MERGE_RELAY_MIN_AGE_MS: env.int(5000, 0, 600_000),
+    /** A merge intent whose guest cart never started merging after this long lost its LWT: deleted. */
+    MERGE_INTENT_GRACE_MS: env.int(60_000, 100, 86_400_000),
     /** Lines per cart; the CheckoutRequested contract allows at most 100. */
     CART_MAX_LINES: env.int(100, 1, 100),
     KAFKA_GROUP_ID: z.string().min(1).default('carts'),
@@ -31,7 +50,7 @@ export const cartsConfigSchema = baseConfigSchema
      * Test-only: a checkout stops (never returns) at this point, so a crash test can SIGKILL the
      * process between the outbox intent and the status LWT, or between the LWT and the publish.
      */
-    CARTS_TEST_PAUSE_AT: z.enum(['none', 'after-intent', 'after-lwt']).default('none'),
+    CARTS_TEST_PAUSE_AT: z.enum(['none', 'after-intent', 'after-lwt', 'after-merge-intent', 'after-merge-apply']).default('none'),
   })
   .refine((c) => c.CARTS_TEST_PAUSE_AT === 'none' || c.NODE_ENV === 'test', {
     path: ['CARTS_TEST_PAUSE_AT'],
@@ -40,6 +59,14 @@ export const cartsConfigSchema = baseConfigSchema
   .refine((c) => c.CHECKOUT_INTENT_GRACE_MS > c.CHECKOUT_RELAY_MIN_AGE_MS, {
     path: ['CHECKOUT_INTENT_GRACE_MS'],
     message: 'must be longer than CHECKOUT_RELAY_MIN_AGE_MS',
+  })
+  .refine((c) => c.MERGE_INTENT_GRACE_MS > c.MERGE_RELAY_MIN_AGE_MS, {
+    path: ['MERGE_INTENT_GRACE_MS'],
+    message: 'must be longer than MERGE_RELAY_MIN_AGE_MS',
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || c.GUEST_SESSION_SECRET !== DEV_GUEST_SESSION_SECRET, {
+    path: ['GUEST_SESSION_SECRET'],
+    message: 'is required in production, and must not be the development default',
   });
 export type CartsConfig = z.infer<typeof cartsConfigSchema>;
 
