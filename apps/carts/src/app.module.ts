@@ -10,9 +10,12 @@ import { cartsSchema } from './carts/carts.schema';
 import { orderOutcomeHandler } from './carts/order-outcome.handler';
 import { CheckoutModule } from './checkout/checkout.module';
 import { checkoutSchema } from './checkout/checkout.schema';
+import { MergeModule } from './merge/merge.module';
+import { mergeSchema } from './merge/merge.schema';
 import { productsHandlers } from './products/products.handlers';
 import { ProductsModule } from './products/products.module';
 import { productsSchema } from './products/products.schema';
+import { SessionsModule } from './sessions/sessions.module';
 
 @Global()
 @Module({})
@@ -27,7 +30,7 @@ export class AppModule {
           localDataCenter: config.CASSANDRA_LOCAL_DATACENTER,
           keyspace: config.CASSANDRA_KEYSPACE,
           replication: { class: 'SimpleStrategy', replication_factor: config.CASSANDRA_REPLICATION_FACTOR },
-          schema: [...cartsSchema(config.CART_TTL_SECONDS), ...productsSchema(), ...checkoutSchema()],
+          schema: [...cartsSchema(config.CART_TTL_SECONDS), ...productsSchema(), ...checkoutSchema(), ...mergeSchema()],
         }),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
@@ -44,8 +47,10 @@ export class AppModule {
           minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
         }),
         ProductsModule,
+        SessionsModule,
         CartsModule,
         CheckoutModule,
+        MergeModule,
       ],
       controllers: [orderOutcomeHandler(config.CARTS_ORDERS_TOPIC), ...productsHandlers({ products: config.CARTS_PRODUCTS_TOPIC, stock: config.CARTS_STOCK_TOPIC })],
       providers: [{ provide: CARTS_CONFIG, useValue: config }],

@@ -1,11 +1,14 @@
 import 'reflect-metadata';
 import { bootstrapService } from '@mw/platform';
+import { api } from './api';
 import { AppModule } from './app.module';
 import { loadCartsConfig } from './config';
+import { guestSessionsOf } from './sessions/guest-sessions';
 
 bootstrapService({
   name: 'carts',
-  description: 'Guest and user carts in Cassandra with a 7-day TTL',
+  api,
   loadConfig: loadCartsConfig,
   rootModule: AppModule.register,
+  guestSessions: guestSessionsOf,
 });

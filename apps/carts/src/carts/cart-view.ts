@@ -1,38 +1,45 @@
 /** The HTTP shape of a cart: money as decimal strings, lines at the catalog's current price. */
+import { z } from 'zod';
 import { formatMoney } from '@mw/platform';
 import type { PricedProduct, StockLevel } from '../products/product';
 import type { Cart } from './cart';
 
-export interface CartLineView {
-  readonly name: string;
-  readonly qty: number;
-  /** The catalog's current price; null when the catalog no longer sells the product. */
-  readonly unit_price: string | null;
-  readonly line_total: string | null;
-  /** Units in the cart's zone as last reported by inventory; null when unknown. Advisory. */
-  readonly available: number | null;
-  readonly purchasable: boolean;
-}
+const Money = z.string().regex(/^\d+\.\d{2}$/).meta({ description: 'Roubles as a decimal string', example: '3789.90' });
+const ProductId = z.string().regex(/^[0-9a-fA-F]{24}$/);
 
-export interface CartView {
-  readonly cart_id: string;
-  readonly user_id: string | null;
-  readonly session_id: string | null;
-  readonly zone: string;
-  readonly status: Cart['status'];
-  readonly items: Readonly<Record<string, CartLineView>>;
-  readonly total: string;
-  readonly currency: 'RUB';
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly expires_at: string;
-  /** The snapshot taken at checkout (prices at that moment), while the cart is on a checkout. */
-  readonly checkout: {
-    readonly checkout_id: string;
-    readonly lines: readonly { product_id: string; name: string; qty: number; unit_price: string }[];
-    readonly total: string;
-  } | null;
-}
+export const CartLineView = z.object({
+  name: z.string(),
+  qty: z.number().int().min(1),
+  unit_price: Money.nullable().meta({ description: "The catalog's current price; null when the catalog no longer sells the product" }),
+  line_total: Money.nullable(),
+  available: z.number().int().nullable().meta({ description: "Units in the cart's zone as last reported by inventory; null when unknown. Advisory" }),
+  purchasable: z.boolean(),
+});
+export type CartLineView = z.output<typeof CartLineView>;
+
+export const CheckoutLineView = z.object({ product_id: ProductId, name: z.string(), qty: z.number().int().min(1), unit_price: Money });
+
+export const CartView = z
+  .object({
+    cart_id: z.uuid(),
+    user_id: z.string().nullable().meta({ description: 'The owner of a user cart (the token subject); null for a guest cart' }),
+    session_id: z.uuid().nullable().meta({ description: 'The guest session owning a guest cart; null for a user cart' }),
+    zone: z.string(),
+    status: z.enum(['active', 'checking_out', 'ordered', 'abandoned', 'merging', 'merged']),
+    items: z.record(ProductId, CartLineView),
+    total: Money,
+    currency: z.literal('RUB'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    expires_at: z.iso.datetime().meta({ description: 'CART_TTL_SECONDS after the last change' }),
+    checkout: z
+      .object({ checkout_id: z.uuid(), lines: z.array(CheckoutLineView), total: Money })
+      .nullable()
+      .meta({ description: 'The snapshot taken at checkout (prices at that moment), while the cart is on a checkout' }),
+    merged_into: z.uuid().nullable().meta({ description: "A guest cart merged (or merging) into a user's cart on login: that cart's id" }),
+  })
+  .meta({ description: 'A cart priced at the catalog’s current prices' });
+export type CartView = z.output<typeof CartView>;
 
 export function cartView(cart: Cart, products: ReadonlyMap<string, PricedProduct>, stock: ReadonlyMap<string, StockLevel>): CartView {
   const items: Record<string, CartLineView> = {};
@@ -62,6 +69,7 @@ export function cartView(cart: Cart, products: ReadonlyMap<string, PricedProduct
     updated_at: cart.updated_at.toISOString(),
     expires_at: cart.expires_at.toISOString(),
     checkout: cart.checkout && cart.status !== 'active' ? checkoutView(cart.checkout) : null,
+    merged_into: cart.merge?.into_cart_id ?? null,
   };
 }
 

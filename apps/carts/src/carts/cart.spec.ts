@@ -1,4 +1,4 @@
-import { Cart, checkoutOfKey, isExpired, MAX_REMEMBERED_KEYS, newCart, putLine, rememberKey, statusAfterOutcome, touched } from './cart';
+import { Cart, checkoutOfKey, isExpired, isOwnedBy, MAX_REMEMBERED_KEYS, newCart, ownerColumns, putLine, rememberKey, statusAfterOutcome, touched } from './cart';
 
 const t0 = new Date('2026-11-21T10:00:00.000Z');
 const cart = (over: Partial<Cart> = {}): Cart => ({ ...newCart({ cart_id: 'c', user_id: 'u', session_id: null, zone: 'MSK' }, t0, 60), ...over });
@@ -46,5 +46,22 @@ describe('cart rules', () => {
     expect(checkoutOfKey(cart({ checkout_keys: keys }), 'k24')).toBe('c24');
     expect(checkoutOfKey(cart({ checkout_keys: keys }), 'k0')).toBeNull();
     expect(checkoutOfKey(cart({ checkout_keys: keys }), undefined)).toBeNull();
+  });
+
+  it('a cart belongs to its user, a guest cart to its session — and to nobody else', () => {
+    const alice = { kind: 'user', userId: 'alice' } as const;
+    const bob = { kind: 'user', userId: 'bob' } as const;
+    const guestA = { kind: 'guest', sessionId: 's-a' } as const;
+    const guestB = { kind: 'guest', sessionId: 's-b' } as const;
+    const userCart = cart({ ...ownerColumns(alice) });
+    const guestCart = cart({ ...ownerColumns(guestA) });
+    expect(ownerColumns(alice)).toEqual({ user_id: 'alice', session_id: null });
+    expect(ownerColumns(guestA)).toEqual({ user_id: null, session_id: 's-a' });
+    expect([isOwnedBy(userCart, alice), isOwnedBy(userCart, bob), isOwnedBy(userCart, guestA)]).toEqual([true, false, false]);
+    expect([isOwnedBy(guestCart, guestA), isOwnedBy(guestCart, guestB), isOwnedBy(guestCart, alice)]).toEqual([true, false, false]);
+    // A user cart that also carries a session (written before ADR 0007) is not the session's.
+    expect(isOwnedBy(cart({ user_id: 'alice', session_id: 's-a' }), guestA)).toBe(false);
+    // A user whose id looks like a session id owns nothing of the session's.
+    expect(isOwnedBy(guestCart, { kind: 'user', userId: 's-a' })).toBe(false);
   });
 });

@@ -2,7 +2,13 @@
  * Cart rules, free of framework and driver code. A cart is written whole on every change (one row,
  * one TTL, guarded by its revision), so every cell of a cart expires at the same moment (ADR 0060).
  */
-export type CartStatus = 'active' | 'checking_out' | 'ordered' | 'abandoned';
+export type CartStatus = 'active' | 'checking_out' | 'ordered' | 'abandoned' | 'merging' | 'merged';
+
+/** Largest quantity of one line (PUT and the merge's sums alike). */
+export const MAX_LINE_QTY = 99;
+
+/** Who a cart belongs to: a signed-in user (the token's subject) or a guest session. */
+export type CartOwner = { readonly kind: 'user'; readonly userId: string } | { readonly kind: 'guest'; readonly sessionId: string };
 
 export interface CartLine {
   /** Catalog name and price when the line was last put; the view and checkout use current catalog prices. */
@@ -41,6 +47,35 @@ export interface Cart {
   readonly checkout: CheckoutSnapshot | null;
   /** [Idempotency-Key, checkout_id] of the checkouts requested with a key, oldest first (the latest few). */
   readonly checkout_keys: readonly (readonly [string, string])[];
+  /** On a guest cart being merged (`merging`) or merged (`merged`) into a user's cart: where and for whom. */
+  readonly merge: GuestMerge | null;
+  /** On a user cart: the guest carts merged into it (the merge's idempotency record), oldest first. */
+  readonly merged_from: readonly MergeRecord[];
+}
+
+/** A line of a guest cart the merge could not take. */
+export interface DroppedLine {
+  readonly product_id: string;
+  /** PRODUCT_UNAVAILABLE: the catalog no longer sells it; TOO_MANY_LINES: the user's cart was full. */
+  readonly reason: 'PRODUCT_UNAVAILABLE' | 'TOO_MANY_LINES';
+}
+
+/** The merge of a guest cart, recorded on the guest cart BEFORE the user's cart is written (the intent). */
+export interface GuestMerge {
+  readonly into_cart_id: string;
+  readonly user_id: string;
+  /** ISO time the intent was recorded; also the key of its row in merge_intents. */
+  readonly started_at: string;
+  /** ISO time the lines reached the user's cart; null while merging. */
+  readonly merged_at: string | null;
+  readonly dropped: readonly DroppedLine[];
+}
+
+/** On the user's cart: this guest cart's lines are in (written in the same LWT as the lines). */
+export interface MergeRecord {
+  readonly guest_cart_id: string;
+  readonly merged_at: string;
+  readonly dropped: readonly DroppedLine[];
 }
 
 /** How many Idempotency-Keys a cart remembers. */
@@ -57,19 +92,44 @@ export function newCart(input: { cart_id: string; user_id: string | null; sessio
     revision: 1,
     checkout: null,
     checkout_keys: [],
+    merge: null,
+    merged_from: [],
   };
 }
 
 export const expiry = (now: Date, ttlSeconds: number): Date => new Date(now.getTime() + ttlSeconds * 1000);
 
 /** The next state of a cart after a change: touched (new expiry) and one revision on. */
-export function touched(cart: Cart, change: Partial<Pick<Cart, 'status' | 'items' | 'checkout' | 'checkout_keys'>>, now: Date, ttlSeconds: number): Cart {
+export function touched(cart: Cart, change: Partial<Pick<Cart, 'status' | 'items' | 'checkout' | 'checkout_keys' | 'merge' | 'merged_from'>>, now: Date, ttlSeconds: number): Cart {
   return { ...cart, ...change, updated_at: now, expires_at: expiry(now, ttlSeconds), revision: (cart.revision ?? 0) + 1 };
 }
 
 /** A cart read before Cassandra dropped it (TTL is whole seconds) is expired all the same. */
 export function isExpired(cart: Cart, now: Date): boolean {
   return cart.expires_at.getTime() <= now.getTime();
+}
+
+/**
+ * Whether a cart belongs to the caller: a user cart to its user, a guest cart to its session. A
+ * cart somebody else owns is answered exactly like a missing one (ADR 0007: a 403 would leak it).
+ */
+export function isOwnedBy(cart: Cart, owner: CartOwner): boolean {
+  switch (owner.kind) {
+    case 'user':
+      return cart.user_id === owner.userId;
+    case 'guest':
+      return cart.user_id === null && cart.session_id === owner.sessionId;
+  }
+}
+
+/** The owner columns of a new cart. */
+export function ownerColumns(owner: CartOwner): { user_id: string | null; session_id: string | null } {
+  switch (owner.kind) {
+    case 'user':
+      return { user_id: owner.userId, session_id: null };
+    case 'guest':
+      return { user_id: null, session_id: owner.sessionId };
+  }
 }
 
 /** Items may change only while the cart is active. */

@@ -3,12 +3,13 @@ import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
-import { Cart, CartLine, CartStatus, CheckoutSnapshot } from './cart';
+import { Cart, CartLine, CartStatus, CheckoutSnapshot, GuestMerge, MergeRecord } from './cart';
 
 const { Uuid, Long } = types;
 type LineRow = { name: string | null; qty: number; unit_price: types.Long | number | null };
 type Statement = { query: string; params: unknown[] };
-const STATUSES: readonly CartStatus[] = ['active', 'checking_out', 'ordered', 'abandoned'];
+const STATUSES: readonly CartStatus[] = ['active', 'checking_out', 'ordered', 'abandoned', 'merging', 'merged'];
+const COLUMNS = 'cart_id, user_id, session_id, zone, status, items, created_at, updated_at, expires_at, revision, checkout, checkout_keys, merge, merged_from';
 
 /**
  * Cassandra I/O for carts. A cart is one row written whole, as a lightweight transaction on its
@@ -27,14 +28,22 @@ export class CartsRepository {
 
   /** Inserts a new cart (IF NOT EXISTS) and its lookup rows. */
   async create(cart: Cart): Promise<void> {
+    if (!(await this.insert(cart))) throw new Error(`cart ${cart.cart_id} already exists`);
+  }
+
+  /**
+   * Inserts a cart unless a row with its id exists (LWT); false when one does. The merge creates
+   * the user's cart under an id recorded beforehand on the guest cart, so two merges racing to
+   * create it make exactly one.
+   */
+  async insert(cart: Cart): Promise<boolean> {
     await this.db.batch(this.lookupUpserts(cart), { prepare: true, logged: false });
     const rs = await this.db.execute(
-      `INSERT INTO carts (cart_id, user_id, session_id, zone, status, items, created_at, updated_at, expires_at, revision, checkout, checkout_keys)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
+      `INSERT INTO carts (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
       [...this.columns(cart), this.ttl],
       { prepare: true },
     );
-    if (!rs.wasApplied()) throw new Error(`cart ${cart.cart_id} already exists`);
+    return rs.wasApplied();
   }
 
   /**
@@ -60,7 +69,7 @@ export class CartsRepository {
     await this.db.batch(this.lookupUpserts(next), { prepare: true, logged: false });
     const rs = await this.db.execute(
       `UPDATE carts USING TTL ? SET user_id = ?, session_id = ?, zone = ?, status = ?, items = ?, created_at = ?, updated_at = ?,
-         expires_at = ?, revision = ?, checkout = ?, checkout_keys = ?
+         expires_at = ?, revision = ?, checkout = ?, checkout_keys = ?, merge = ?, merged_from = ?
        WHERE cart_id = ? IF revision = ? AND status = ?`,
       [this.ttl, ...this.columns(next).slice(1), Uuid.fromString(next.cart_id), read.revision, read.status],
       { prepare: true },
@@ -76,13 +85,50 @@ export class CartsRepository {
    * rows: a row left behind by a crash (or a lost LWT) for a cart no longer in that status is skipped.
    */
   async listByUser(userId: string, status: CartStatus, limit: number): Promise<string[]> {
+    return (await this.cartsOfUser(userId, status, limit)).map((c) => c.cart_id);
+  }
+
+  /** A user's carts in a status, newest first, verified against the cart rows. */
+  async cartsOfUser(userId: string, status: CartStatus, limit: number): Promise<Cart[]> {
     const rs = await this.db.execute(
-      `SELECT cart_id FROM carts_by_user_status WHERE user_id = ? AND status = ? LIMIT ?`,
+      `SELECT created_at, cart_id FROM carts_by_user_status WHERE user_id = ? AND status = ? LIMIT ?`,
       [userId, status, Math.min(limit * 2, 200)],
       { prepare: true },
     );
-    const carts = await Promise.all(rs.rows.map((r) => this.get(String(r.get('cart_id')))));
-    return carts.filter((c): c is Cart => c !== null && c.status === status && c.user_id === userId).slice(0, limit).map((c) => c.cart_id);
+    const carts = await this.verified(rs.rows, (c) => c.status === status && c.user_id === userId);
+    return carts.slice(0, limit);
+  }
+
+  /**
+   * The guest carts of a session in the given statuses, oldest first, verified against the cart
+   * rows (a lookup row left behind by a crash, or a cart of another owner, is skipped).
+   */
+  async cartsOfSession(sessionId: string, statuses: readonly CartStatus[], limit: number): Promise<Cart[]> {
+    const found = new Map<string, Cart>();
+    for (const status of statuses) {
+      const rs = await this.db.execute(
+        `SELECT created_at, cart_id FROM carts_by_session_status WHERE session_id = ? AND status = ? LIMIT ?`,
+        [Uuid.fromString(sessionId), status, Math.min(limit * 2, 200)],
+        { prepare: true },
+      );
+      for (const c of await this.verified(rs.rows, (cart) => cart.status === status && cart.user_id === null && cart.session_id === sessionId)) found.set(c.cart_id, c);
+    }
+    return [...found.values()].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.cart_id.localeCompare(b.cart_id)).slice(0, limit);
+  }
+
+  /**
+   * The carts lookup rows point at, kept when the cart row agrees: in the status and owner asked
+   * for, and created at the row's `created_at` — a row written by a create that lost its
+   * IF NOT EXISTS (two merges creating one cart) names the same id under another time. Each cart once.
+   */
+  private async verified(rows: readonly types.Row[], keep: (cart: Cart) => boolean): Promise<Cart[]> {
+    const carts = await Promise.all(rows.map((r) => this.get(String(r.get('cart_id')))));
+    const seen = new Set<string>();
+    return carts.filter((c, i): c is Cart => {
+      if (!c || seen.has(c.cart_id) || !keep(c) || c.created_at.getTime() !== (rows[i]?.get('created_at') as Date).getTime()) return false;
+      seen.add(c.cart_id);
+      return true;
+    });
   }
 
   private columns(cart: Cart): unknown[] {
@@ -101,6 +147,8 @@ export class CartsRepository {
       cart.revision,
       cart.checkout ? JSON.stringify(cart.checkout) : null,
       JSON.stringify(cart.checkout_keys),
+      cart.merge ? JSON.stringify(cart.merge) : null,
+      JSON.stringify(cart.merged_from),
     ];
   }
 
@@ -156,6 +204,8 @@ function toCart(row: types.Row): Cart {
   const updated = row.get('updated_at') as Date;
   const checkout = row.get('checkout') as string | null;
   const keys = row.get('checkout_keys') as string | null;
+  const merge = row.get('merge') as string | null;
+  const mergedFrom = row.get('merged_from') as string | null;
   return {
     cart_id: String(row.get('cart_id')),
     user_id: (row.get('user_id') as string | null) ?? null,
@@ -170,5 +220,7 @@ function toCart(row: types.Row): Cart {
     revision: (row.get('revision') as number | null) ?? null,
     checkout: checkout ? (JSON.parse(checkout) as CheckoutSnapshot) : null,
     checkout_keys: keys ? (JSON.parse(keys) as [string, string][]) : [],
+    merge: merge ? (JSON.parse(merge) as GuestMerge) : null,
+    merged_from: mergedFrom ? (JSON.parse(mergedFrom) as MergeRecord[]) : [],
   };
 }

@@ -16,6 +16,9 @@ export const cartsSchema = (ttl: number): string[] => [
   `ALTER TABLE carts ADD IF NOT EXISTS revision int`,
   `ALTER TABLE carts ADD IF NOT EXISTS checkout text`,
   `ALTER TABLE carts ADD IF NOT EXISTS checkout_keys text`,
+  // Guest-cart merge on login (ADR 0060, sessions and merge): the intent on the guest cart, the record on the user's.
+  `ALTER TABLE carts ADD IF NOT EXISTS merge text`,
+  `ALTER TABLE carts ADD IF NOT EXISTS merged_from text`,
   `CREATE TABLE IF NOT EXISTS carts_by_user_status (
      user_id text, status text, created_at timestamp, cart_id uuid,
      PRIMARY KEY ((user_id, status), created_at, cart_id)

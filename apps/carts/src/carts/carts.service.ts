@@ -6,7 +6,7 @@ import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
 import { exceedsKnownStock, StockLevel } from '../products/product';
 import { ProductsRepository } from '../products/products.repository';
-import { Cart, isExpired, newCart, OrderOutcome, putLine, statusAfterOutcome, touched, withoutLine } from './cart';
+import { Cart, CartOwner, isExpired, isOwnedBy, newCart, OrderOutcome, ownerColumns, putLine, statusAfterOutcome, touched, withoutLine } from './cart';
 import { cartView, CartView } from './cart-view';
 import { CartsRepository } from './carts.repository';
 
@@ -22,31 +22,28 @@ export class CartsService {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async create(input: { zone: string; user_id?: string | undefined; session_id?: string | undefined }): Promise<CartView> {
-    if (!this.config.ZONES.includes(input.zone)) {
-      throw AppError.validation([{ field: 'body.zone', message: `unknown zone ${input.zone} (served: ${this.config.ZONES.join(', ')})` }], 'CARTS.UNKNOWN_ZONE');
+  /** A new cart of the caller: a user cart owned by the token's subject, or a guest cart owned by the guest session. */
+  async create(zone: string, owner: CartOwner): Promise<CartView> {
+    if (!this.config.ZONES.includes(zone)) {
+      // A well-formed zone code the deployment does not serve (ZONES is configuration the document cannot state): 422.
+      throw AppError.unprocessable([{ field: 'body.zone', message: `unknown zone ${zone} (served: ${this.config.ZONES.join(', ')})` }], 'CARTS.UNKNOWN_ZONE');
     }
-    const cart = newCart(
-      // A guest is identified by a session; a user cart may have one too.
-      { cart_id: randomUUID(), user_id: input.user_id ?? null, session_id: input.session_id ?? (input.user_id ? null : randomUUID()), zone: input.zone },
-      new Date(),
-      this.config.CART_TTL_SECONDS,
-    );
+    const cart = newCart({ cart_id: randomUUID(), ...ownerColumns(owner), zone }, new Date(), this.config.CART_TTL_SECONDS);
     await this.repo.create(cart);
     return this.view(cart);
   }
 
-  async get(cartId: string): Promise<CartView> {
-    return this.view(await this.load(cartId));
+  async get(cartId: string, owner: CartOwner): Promise<CartView> {
+    return this.view(await this.load(cartId, owner));
   }
 
   /** Puts one product at the quantity given; name and price come from the carts' product table. */
-  async putItem(cartId: string, productId: string, qty: number): Promise<CartView> {
+  async putItem(cartId: string, owner: CartOwner, productId: string, qty: number): Promise<CartView> {
     const product = await this.products.get(productId);
     if (!product) {
       throw new AppError('CARTS.PRODUCT_NOT_FOUND', 'not_found', `product ${productId} is not sold (unknown or deleted)`, [{ field: 'params.product_id', message: 'not in the catalog' }]);
     }
-    const cart = await this.mutate(cartId, async (c) => {
+    const cart = await this.mutate(cartId, owner, async (c) => {
       const level = await this.products.stock(productId, c.zone);
       if (exceedsKnownStock(level, qty)) {
         throw new AppError('CARTS.INSUFFICIENT_STOCK', 'conflict', `only ${level?.available ?? 0} left in ${c.zone}`, [{ field: 'body.qty', message: `at most ${level?.available ?? 0} available in ${c.zone}` }]);
@@ -61,8 +58,8 @@ export class CartsService {
     return this.view(cart);
   }
 
-  async removeItem(cartId: string, productId: string): Promise<CartView> {
-    const cart = await this.mutate(cartId, async (c) => {
+  async removeItem(cartId: string, owner: CartOwner, productId: string): Promise<CartView> {
+    const cart = await this.mutate(cartId, owner, async (c) => {
       if (c.status !== 'active') throw notEditable(c);
       return touched(c, { items: withoutLine(c, productId) }, new Date(), this.config.CART_TTL_SECONDS);
     });
@@ -99,18 +96,22 @@ export class CartsService {
   }
 
   /** Loads, decides and writes with `IF revision = ?`, re-deciding on a fresh read when another write won. */
-  async mutate(cartId: string, decide: (cart: Cart) => Promise<Cart>): Promise<Cart> {
+  async mutate(cartId: string, owner: CartOwner, decide: (cart: Cart) => Promise<Cart>): Promise<Cart> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const cart = await this.load(cartId);
+      const cart = await this.load(cartId, owner);
       const next = await decide(cart);
       if (await this.repo.save(next, cart)) return next;
     }
     throw AppError.conflict('CARTS.CONCURRENT_CHANGE', 'the cart changed concurrently; retry');
   }
 
-  async load(cartId: string): Promise<Cart> {
+  /**
+   * The caller's cart. Missing and somebody else's answer the same 404 (ADR 0007); only the owner
+   * learns that a cart expired.
+   */
+  async load(cartId: string, owner: CartOwner): Promise<Cart> {
     const cart = await this.repo.get(cartId);
-    if (!cart) throw AppError.notFound('CARTS.CART_NOT_FOUND', `cart ${cartId} not found or expired`);
+    if (!cart || !isOwnedBy(cart, owner)) throw AppError.notFound('CARTS.CART_NOT_FOUND', `cart ${cartId} not found or expired`);
     if (isExpired(cart, new Date())) throw AppError.notFound('CARTS.CART_EXPIRED', `cart ${cartId} expired at ${cart.expires_at.toISOString()}`);
     return cart;
   }

@@ -49,9 +49,10 @@ export class CheckoutService {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async checkout(cartId: string, idempotencyKey: string | undefined): Promise<CheckoutAnswer> {
+  /** Checks out the user's own cart; `userId` is the verified token subject, and the order's user. */
+  async checkout(cartId: string, userId: string, idempotencyKey: string | undefined): Promise<CheckoutAnswer> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const cart = await this.carts.load(cartId);
+      const cart = await this.carts.load(cartId, { kind: 'user', userId });
       const prior = checkoutOfKey(cart, idempotencyKey);
       if (prior) return this.answerExisting(cart, prior);
       if (cart.status === 'checking_out' && cart.checkout) {
@@ -59,14 +60,14 @@ export class CheckoutService {
         if (idempotencyKey) await this.repo.save(touched(cart, { checkout_keys: rememberKey(cart.checkout_keys, idempotencyKey, cart.checkout.checkout_id) }, new Date(), this.config.CART_TTL_SECONDS), cart);
         return this.answerExisting(cart, cart.checkout.checkout_id);
       }
-      const started = await this.start(cart, idempotencyKey);
+      const started = await this.start(cart, userId, idempotencyKey);
       if (started) return started;
       // Another write won the revision race: decide again on a fresh read.
     }
     throw AppError.conflict('CARTS.CONCURRENT_CHANGE', 'the cart changed concurrently; retry');
   }
 
-  private async start(cart: Cart, idempotencyKey: string | undefined): Promise<CheckoutAnswer | null> {
+  private async start(cart: Cart, userId: string, idempotencyKey: string | undefined): Promise<CheckoutAnswer | null> {
     const priced = priceCheckout(cart, await this.products.getMany(Object.keys(cart.items)), { zones: this.config.ZONES, maxLines: this.config.CART_MAX_LINES });
     if (!priced.ok) throw refusalError(priced.refusals, cart);
     const now = new Date();
@@ -74,7 +75,7 @@ export class CheckoutService {
     const msg = createMessage(
       'carts.checkout.v1',
       'CheckoutRequested',
-      { cart_id: cart.cart_id, checkout_id: checkoutId, user_id: cart.user_id ?? '', zone: cart.zone, currency: 'RUB', lines: [...priced.lines], total: priced.total },
+      { cart_id: cart.cart_id, checkout_id: checkoutId, user_id: userId, zone: cart.zone, currency: 'RUB', lines: [...priced.lines], total: priced.total },
       outgoingTrace(),
       now,
     );

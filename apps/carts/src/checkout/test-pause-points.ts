@@ -4,12 +4,13 @@ import { LOGGER } from '@mw/platform';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
 
-export type PausePoint = 'after-intent' | 'after-lwt';
+export type PausePoint = 'after-intent' | 'after-lwt' | 'after-merge-intent' | 'after-merge-apply';
 
 /**
  * Test-only crash points (config CARTS_TEST_PAUSE_AT, refused unless NODE_ENV=test). At the
- * configured point a checkout announces itself on stdout and never continues, so the crash test
- * can SIGKILL the process exactly between two writes. A no-op in every other configuration.
+ * configured point a checkout (or a guest-cart merge) announces itself on stdout with its id and
+ * never continues, so the crash test can SIGKILL the process exactly between two writes. A no-op
+ * in every other configuration.
  */
 @Injectable()
 export class TestPausePoints {
@@ -18,10 +19,10 @@ export class TestPausePoints {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async at(point: PausePoint, checkoutId: string): Promise<void> {
+  async at(point: PausePoint, id: string): Promise<void> {
     if (this.config.CARTS_TEST_PAUSE_AT !== point) return;
-    this.logger.warn({ point, checkout_id: checkoutId }, 'test pause point reached; waiting to be killed');
-    process.stdout.write(`PAUSED ${point} ${checkoutId}\n`);
+    this.logger.warn({ point, id }, 'test pause point reached; waiting to be killed');
+    process.stdout.write(`PAUSED ${point} ${id}\n`);
     await new Promise<never>(() => undefined);
   }
 }
