@@ -1,0 +1,66 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { LOGGER, Periodic } from '@mw/platform';
+import { CARTS_CONFIG } from '../config.token';
+import type { CartsConfig } from '../config';
+import { CartsRepository } from '../carts/carts.repository';
+import { decideMergeIntent, dueForMergeRelay, MERGE_INTENT_BUCKETS, type MergeIntent } from './merge';
+import { MergeIntentsRepository } from './merge-intents.repository';
+import { MergeService } from './merge.service';
+
+/**
+ * Completes guest-cart merges a crash left half-done (ADR 0060, sessions and merge). The request
+ * that started a merge completes it itself; this relay is what makes a crash between the guest
+ * cart's LWT and the user cart's write lose no line even if the client never retries.
+ */
+@Injectable()
+export class MergeRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly loop: Periodic;
+
+  constructor(
+    private readonly intents: MergeIntentsRepository,
+    private readonly carts: CartsRepository,
+    private readonly merges: MergeService,
+    @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.loop = new Periodic('merge-relay', config.MERGE_RELAY_INTERVAL_MS, () => this.drainOnce(), logger);
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+    this.loop.kick(); // first pass now: merges a crash left behind complete at once
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /** One pass over every bucket; returns how many merges it completed. */
+  async drainOnce(now = new Date()): Promise<number> {
+    let completed = 0;
+    for (let bucket = 0; bucket < MERGE_INTENT_BUCKETS; bucket++) {
+      const forget: MergeIntent[] = [];
+      for (const intent of await this.intents.pending(bucket, 200)) {
+        if (!dueForMergeRelay(intent, now, this.config.MERGE_RELAY_MIN_AGE_MS)) continue;
+        // SERIAL: completes an LWT in flight, so "not merging on this intent" is final once the grace has passed.
+        const guest = await this.carts.get(intent.guest_cart_id, { serial: true });
+        const decision = decideMergeIntent(intent, guest, now, this.config.MERGE_INTENT_GRACE_MS);
+        if (decision === 'forget') forget.push(intent);
+        if (decision !== 'complete' || !guest?.merge) continue;
+        try {
+          // Completing deletes the intent row; a merge waiting for a checkout stays for the next pass.
+          if (await this.merges.mergeOne(guest.cart_id, guest.merge.user_id)) completed++;
+        } catch (e) {
+          this.logger.info(
+            { guest_cart_id: guest.cart_id, err: (e as Error).message },
+            'merge not completable yet; the relay will retry',
+          );
+        }
+      }
+      await this.intents.delete(forget);
+    }
+    if (completed > 0) this.logger.info({ completed }, 'relay completed half-done guest-cart merges');
+    return completed;
+  }
+}

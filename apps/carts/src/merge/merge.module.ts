@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { CartsModule } from '../carts/carts.module';
+import { TestPausePoints } from '../checkout/test-pause-points';
+import { ProductsModule } from '../products/products.module';
+import { SessionsModule } from '../sessions/sessions.module';
+import { MergeController } from './merge.controller';
+import { MergeIntentsRepository } from './merge-intents.repository';
+import { MergeRelay } from './merge-relay';
+import { MergeService } from './merge.service';
+
+@Module({
+  imports: [CartsModule, ProductsModule, SessionsModule],
+  controllers: [MergeController],
+  providers: [MergeIntentsRepository, MergeRelay, MergeService, TestPausePoints],
+  exports: [MergeIntentsRepository, MergeRelay],
+})
+export class MergeModule {}
