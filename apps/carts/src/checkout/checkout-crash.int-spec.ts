@@ -1,5 +1,5 @@
 import { Client, types } from 'cassandra-driver';
-import { uniqueName, waitFor } from '@mw/testing';
+import { DEMO_USERS, waitFor } from '@mw/testing';
 import { CartsChild } from '../test/child';
 import { CartsHarness, oid, sleep } from '../test/harness';
 
@@ -40,13 +40,15 @@ describe('checkout outbox survives SIGKILL (real carts process, Cassandra, Kafka
   });
 
   it('publishes the checkout whose LWT applied, never the one whose LWT did not run, after SIGKILLs between the writes', async () => {
-    const [u1, u2] = [uniqueName('u'), uniqueName('u')];
-    const cart1 = await h.createCart('MSK', u1);
-    const cart2 = await h.createCart('MSK', u2);
-    for (const c of [cart1, cart2]) expect((await h.http('PUT', `/carts/${c}/items/${phone}`, { qty: 1 })).status).toBe(200);
+    // Real tokens of the project's Keycloak, verified by the child process (OIDC_ISSUER/AUDIENCE from the harness env).
+    const [alice, bob] = [await h.as('alice'), await h.as('bob')];
+    const cart1 = await h.createCart('MSK', alice);
+    const cart2 = await h.createCart('MSK', bob);
+    expect((await h.http('PUT', `/carts/${cart1}/items/${phone}`, { qty: 1 }, alice)).status).toBe(200);
+    expect((await h.http('PUT', `/carts/${cart2}/items/${phone}`, { qty: 1 }, bob)).status).toBe(200);
 
     // Kill 1: the intent is written, the LWT never runs.
-    void h.http('POST', `/carts/${cart1}/checkout`).catch(() => undefined);
+    void h.http('POST', `/carts/${cart1}/checkout`, undefined, alice).catch(() => undefined);
     const lost = await child!.pausedAt('after-intent');
     await child!.kill();
     expect(await intents()).toContain(lost);
@@ -54,12 +56,12 @@ describe('checkout outbox survives SIGKILL (real carts process, Cassandra, Kafka
 
     // Kill 2: the LWT applied (cart checking_out), nothing published, the old status's lookup row not yet deleted.
     await run('after-lwt');
-    void h.http('POST', `/carts/${cart2}/checkout`).catch(() => undefined);
+    void h.http('POST', `/carts/${cart2}/checkout`, undefined, bob).catch(() => undefined);
     const applied = await child!.pausedAt('after-lwt');
     await child!.kill();
     expect((await cartRow(cart2))?.get('status')).toBe('checking_out');
     expect(await intents()).toContain(applied);
-    const lookups = (await row('carts_by_user_status', 'user_id = ? AND status IN (?, ?)', [u2, 'active', 'checking_out'])).map((r) => r.get('status'));
+    const lookups = (await row('carts_by_user_status', 'user_id = ? AND status IN (?, ?)', [DEMO_USERS.bob.id, 'active', 'checking_out'])).map((r) => r.get('status'));
     expect(lookups.sort()).toEqual(['active', 'checking_out']); // diverged on disk…
     await sleep(500);
     expect(h.checkoutsOf(cart2)).toEqual([]);
@@ -69,18 +71,18 @@ describe('checkout outbox survives SIGKILL (real carts process, Cassandra, Kafka
     await waitFor(async () => h.checkoutsOf(cart2).length >= 1, 30_000, 'the applied checkout published by the relay');
     await waitFor(async () => (await intents()).length === 0, 30_000, 'outbox empty');
     expect(h.checkoutsOf(cart2).map((e) => e.payload['checkout_id'])).toEqual([applied]);
-    expect(h.checkoutsOf(cart2)[0]?.payload).toMatchObject({ total: 3_789_90, lines: [{ product_id: phone, qty: 1, unit_price: 3_789_90 }] });
+    expect(h.checkoutsOf(cart2)[0]?.payload).toMatchObject({ user_id: DEMO_USERS.bob.id, total: 3_789_90, lines: [{ product_id: phone, qty: 1, unit_price: 3_789_90 }] });
     expect(h.checkoutsOf(cart1)).toEqual([]);
     expect(h.checkouts.some((e) => e.payload['checkout_id'] === lost)).toBe(false);
 
     // …but the listings answer from the cart rows.
-    const list = async (u: string, s: string) => (await h.http('GET', `/carts?user_id=${u}&status=${s}`)).body['cart_ids'];
-    expect(await list(u2, 'active')).toEqual([]);
-    expect(await list(u2, 'checking_out')).toEqual([cart2]);
-    expect(await list(u1, 'active')).toEqual([cart1]);
+    const list = async (who: Record<string, string>, s: string) => (await h.http('GET', `/carts?status=${s}`, undefined, who)).body['cart_ids'];
+    expect(await list(bob, 'active')).toEqual([]);
+    expect(await list(bob, 'checking_out')).toEqual([cart2]);
+    expect(await list(alice, 'active')).toEqual([cart1]);
 
     // The cart whose checkout was lost is still active and checks out normally, once.
-    const again = await h.http('POST', `/carts/${cart1}/checkout`);
+    const again = await h.http('POST', `/carts/${cart1}/checkout`, undefined, alice);
     expect(again.status).toBe(202);
     expect(again.body['checkout_id']).not.toBe(lost);
     await waitFor(async () => h.checkoutsOf(cart1).length >= 1, 30_000, 'the new checkout');

@@ -25,7 +25,15 @@ export class CartsChild {
   private proc: ChildProcess | undefined;
   url = '';
 
-  constructor(private readonly env: Record<string, string>) {}
+  /**
+   * `env` is the harness's (CartsHarness.env): besides the private keyspace and topics it carries
+   * OIDC_ISSUER / OIDC_AUDIENCE of the project's Keycloak (from the jest globalSetup) and the
+   * GUEST_SESSION_SECRET, so the child accepts the suite's tokens and guest sessions.
+   */
+  constructor(private readonly env: Record<string, string>) {
+    const missing = ['OIDC_ISSUER', 'OIDC_AUDIENCE', 'GUEST_SESSION_SECRET'].filter((k) => !env[k]);
+    if (missing.length > 0) throw new Error(`carts child needs ${missing.join(', ')} in its environment`);
+  }
 
   async start(): Promise<void> {
     const port = await freePort();

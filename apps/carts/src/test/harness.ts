@@ -1,9 +1,18 @@
 import type { INestApplication } from '@nestjs/common';
 import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
-import { startService, testEnv, uniqueName, waitFor } from '@mw/testing';
+import type { EdgeSettings } from '@mw/platform';
+import { accessToken, type DemoUser, startService, testEdgeSettings, testEnv, uniqueName, waitFor } from '@mw/testing';
+import { api } from '../api';
 import { AppModule } from '../app.module';
 import { CartsConfig, loadCartsConfig } from '../config';
+import { guestSessionsOf } from '../sessions/guest-sessions';
+
+/** Request headers of a caller: a bearer token or a guest session. */
+export type Who = Readonly<Record<string, string>>;
+
+/** The guest-session key of the suites (not the development default, so a test proves the configured one is used). */
+export const TEST_GUEST_SESSION_SECRET = 'carts-integration-tests-guest-session-key-0123456789';
 
 export interface Published {
   readonly key: string;
@@ -27,10 +36,19 @@ export class CartsHarness {
   private readonly producer: Producer;
   private recorder: Consumer | undefined;
 
-  constructor(overrides: Record<string, string> = {}) {
+  constructor(
+    overrides: Record<string, string> = {},
+    private readonly edge: Partial<EdgeSettings> = {},
+  ) {
     const env = testEnv();
+    const oidc = testEdgeSettings().oidc;
     this.env = {
       NODE_ENV: 'test',
+      // The project's Keycloak (exported by the jest globalSetup): also what a child process verifies tokens against.
+      OIDC_ISSUER: oidc.issuer,
+      OIDC_AUDIENCE: oidc.audience,
+      GUEST_SESSION_SECRET: TEST_GUEST_SESSION_SECRET,
+      RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
       LOG_LEVEL: 'warn',
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
       CASSANDRA_CONTACT_POINTS: env.cassandraContactPoints.join(','),
@@ -45,6 +63,9 @@ export class CartsHarness {
       CHECKOUT_RELAY_INTERVAL_MS: '200',
       CHECKOUT_RELAY_MIN_AGE_MS: '1000',
       CHECKOUT_INTENT_GRACE_MS: '3000',
+      MERGE_RELAY_INTERVAL_MS: '200',
+      MERGE_RELAY_MIN_AGE_MS: '1000',
+      MERGE_INTENT_GRACE_MS: '3000',
       ...overrides,
     };
     this.config = loadCartsConfig(this.env);
@@ -59,6 +80,9 @@ export class CartsHarness {
       rootModule: (l) => AppModule.register(this.config, l),
       brokers: this.config.KAFKA_BROKERS,
       groupId: this.config.KAFKA_GROUP_ID,
+      api,
+      guestSessions: guestSessionsOf(this.config),
+      edge: this.edge,
     }));
     await this.connect();
   }
@@ -108,17 +132,31 @@ export class CartsHarness {
     return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   }
 
-  async createCart(zone = 'MSK', userId: string | null = uniqueName('u')): Promise<string> {
-    const r = await this.http('POST', '/carts', userId ? { zone, user_id: userId } : { zone });
+  /** A demo user's headers: a real access token from the project's Keycloak. */
+  async as(user: DemoUser): Promise<Who> {
+    return { authorization: `Bearer ${await accessToken(user)}` };
+  }
+
+  /** A new guest's headers: a guest session issued by the service (POST /guest-sessions). */
+  async guest(): Promise<Who & { 'x-guest-session': string }> {
+    const r = await this.http('POST', '/guest-sessions');
+    if (r.status !== 201) throw new Error(`guest session: ${r.status} ${JSON.stringify(r.body)}`);
+    return { 'x-guest-session': r.body['guest_session'] as string };
+  }
+
+  /** A new cart of the caller (alice unless given). */
+  async createCart(zone = 'MSK', who?: Who): Promise<string> {
+    const r = await this.http('POST', '/carts', { zone }, who ?? (await this.as('alice')));
     if (r.status !== 201) throw new Error(`create cart: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body['cart_id'] as string;
   }
 
   /** Waits until the service has a product in its table at this price (consumed from the topic). */
-  async waitForPrice(cartId: string, productId: string, price: string | null): Promise<void> {
+  async waitForPrice(cartId: string, productId: string, price: string | null, who?: Who): Promise<void> {
+    const headers = who ?? (await this.as('alice'));
     await waitFor(
       async () => {
-        const r = await this.http('PUT', `/carts/${cartId}/items/${productId}`, { qty: 1 });
+        const r = await this.http('PUT', `/carts/${cartId}/items/${productId}`, { qty: 1 }, headers);
         if (price === null) return r.status === 404;
         return r.status === 200 && (r.body['items'] as Record<string, { unit_price: string }>)[productId]?.unit_price === price;
       },
