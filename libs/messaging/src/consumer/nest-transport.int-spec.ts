@@ -12,7 +12,7 @@ import {
   PlatformModule,
   runService,
 } from '@mw/platform';
-import { testEnv, uniqueName, waitFor } from '@mw/testing';
+import { serviceToken, testEdgeSettings, testEnv, uniqueName, waitFor } from '@mw/testing';
 import { createKafka, ensureTopics } from '../kafka/kafka';
 import { KafkaPublisher } from '../publisher/publisher';
 import { ConsumerRunner, createConsumerRunner } from './consumer-runner';
@@ -103,6 +103,7 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
       // No partitionsConcurrently: the default must already work partitions in parallel.
       kafka: { brokers: env.kafkaBrokers, groupId, clientId: 'svc-test' },
       shutdownTimeoutMs: 5000,
+      edge: { api: { name: 'svc-test', title: 'svc-test', description: 'test', version: '1', controllers: [] }, settings: testEdgeSettings() },
     });
     url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
   });
@@ -143,10 +144,11 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
       checks: Record<string, { status: string; error?: string }>;
     };
     expect(body.checks['kafka-consumer']?.error).toMatch(/TEST\.DB_DOWN/);
-    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/kafka_consumer_partitions_waiting 1/);
+    const ops = { headers: { authorization: `Bearer ${await serviceToken()}` } };
+    expect(await (await fetch(`${url}/metrics`, ops)).text()).toMatch(/kafka_consumer_partitions_waiting 1/);
     dependencyDown = false;
     await waitFor(async () => handled.includes(oid(3)), 30_000, 'handled once the dependency is back');
     await waitFor(async () => (await fetch(`${url}/health/ready`)).status === 200, 10_000, 'ready again');
-    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/kafka_consumer_partitions_waiting 0/);
+    expect(await (await fetch(`${url}/metrics`, ops)).text()).toMatch(/kafka_consumer_partitions_waiting 0/);
   }, 90_000);
 });
