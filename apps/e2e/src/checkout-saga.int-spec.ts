@@ -109,7 +109,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
 
   async function terminal(orderId: string, timeoutMs = 30_000): Promise<OrderBody> {
     return waitFor(async () => {
-      const r = await s.http<OrderBody>('orders', 'GET', `/orders/${orderId}`);
+      const r = await s.http<OrderBody>('orders', 'GET', `/orders/${orderId}`, undefined, {}, 'sue');
       return r.status === 200 && (r.body.state === 'CONFIRMED' || r.body.state === 'CANCELLED') ? r.body : undefined;
     }, timeoutMs, `order ${orderId} terminal`);
   }
@@ -143,7 +143,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
   const ops = async (orderId: string, op: string): Promise<Operation[]> => (await payments(orderId)).filter((o) => o.op === op);
 
   const ledgerOk = async (): Promise<void> => {
-    const r = await s.http<{ ok: boolean; failures: unknown[] }>('inventory', 'GET', '/ledger/check');
+    const r = await s.http<{ ok: boolean; failures: unknown[] }>('inventory', 'GET', '/ledger/check', undefined, {}, 'otto');
     expect(r.body).toMatchObject({ ok: true, failures: [] });
   };
 
@@ -231,7 +231,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
       const { orderId } = await checkout(cartId);
       await waitFor(async () => stoppedAt > 0, 30_000, 'StockReserved');
       const committing = await waitFor(async () => {
-        const r = await s.http<OrderBody>('orders', 'GET', `/orders/${orderId}`);
+        const r = await s.http<OrderBody>('orders', 'GET', `/orders/${orderId}`, undefined, {}, 'sue');
         return r.body.state === 'COMMITTING' ? r.body : undefined;
       }, 15_000, 'order COMMITTING (captured, CommitStock sent)');
       expect(committing.payment.captured).toBe(true);
