@@ -141,6 +141,7 @@ describe('405 for undeclared methods', () => {
     { method: 'PUT', path: '/carts/:id/items/:product_id' },
     { method: 'DELETE', path: '/carts/:id/items/:product_id' },
     { method: 'POST', path: '/carts' },
+    { method: 'POST', path: '/carts/merge' },
   ] as never;
 
   it('lists the methods declared for a path, none for an unknown path', () => {
@@ -149,6 +150,8 @@ describe('405 for undeclared methods', () => {
     expect(allowedMethods(specs, '/carts')).toEqual(['POST']);
     expect(allowedMethods(specs, '/nothing/here')).toEqual([]);
     expect(allowedMethods(specs, '/carts/abc/items')).toEqual([]);
+    // a literal path is its own resource (as the document lists it), not an id of /carts/:id
+    expect(allowedMethods(specs, '/carts/merge')).toEqual(['POST']);
   });
 });
 

@@ -9,11 +9,18 @@ function matches(template: string, path: string): boolean {
   return t.length === p.length && t.every((seg, i) => seg.startsWith(':') ? p[i] !== '' : seg === p[i]);
 }
 
-/** The methods declared for a path (HEAD follows GET); empty when no template matches it. */
+const literalSegments = (template: string): number => template.split('/').filter((s) => s && !s.startsWith(':')).length;
+
+/**
+ * The methods declared for a path (HEAD follows GET); empty when no template matches it. The most
+ * literal templates win, as in the document: `/carts/merge` is its own resource, not `/carts/:id`.
+ */
 export function allowedMethods(endpoints: readonly EndpointSpec[], path: string): string[] {
+  const matching = endpoints.filter((e) => matches(e.path, path));
+  const best = Math.max(...matching.map((e) => literalSegments(e.path)));
   const methods = new Set<string>();
-  for (const e of endpoints) {
-    if (!matches(e.path, path)) continue;
+  for (const e of matching) {
+    if (literalSegments(e.path) !== best) continue;
     methods.add(e.method);
     if (e.method === 'GET') methods.add('HEAD');
   }
