@@ -17,7 +17,6 @@ export function apiDocumentPath(api: ApiDescription): string {
 export function committedApiDocument(api: ApiDescription): { committed: unknown; built: unknown; file: string } {
   const file = apiDocumentPath(api);
   const built = JSON.parse(JSON.stringify(serviceOpenApi(api))) as unknown;
-  // eslint-disable-next-line no-restricted-syntax -- a test-only switch of the document writer
   if (process.env['API_DOCS_WRITE'] === '1') {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify(built, null, 2)}\n`);

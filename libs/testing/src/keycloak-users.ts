@@ -4,6 +4,7 @@
  * payment rules by user id). Real users, real password grants; nothing is signed here.
  */
 import { randomUUID } from 'node:crypto';
+import { oidcEnv, passwordToken } from './oidc';
 
 export interface TestUser {
   readonly username: string;
@@ -12,19 +13,17 @@ export interface TestUser {
   readonly password: string;
 }
 
-function issuer(): string {
-  const value = process.env['OIDC_ISSUER']?.replace(/\/+$/, '');
-  if (!value) throw new Error('integration test environment missing OIDC_ISSUER: run through "npm test" or "npm run infra:up"');
-  return value;
-}
-
 const adminBase = (): { base: string; realm: string } => {
-  const match = /^(.*)\/realms\/([^/]+)$/.exec(issuer());
-  if (!match?.[1] || !match[2]) throw new Error(`OIDC_ISSUER ${issuer()} is not a Keycloak realm URL`);
+  const match = /^(.*)\/realms\/([^/]+)$/.exec(oidcEnv().issuer);
+  if (!match?.[1] || !match[2])
+    throw new Error(`OIDC_ISSUER ${oidcEnv().issuer} is not a Keycloak realm URL`);
   return { base: match[1], realm: match[2] };
 };
 
-async function postForm(url: string, fields: Record<string, string>): Promise<{ access_token: string; expires_in: number }> {
+async function postForm(
+  url: string,
+  fields: Record<string, string>,
+): Promise<{ access_token: string; expires_in: number }> {
   const r = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -56,7 +55,8 @@ async function adminCall(token: string, method: string, path: string, body?: unk
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
-  if (!r.ok && r.status !== 409) throw new Error(`Keycloak admin ${method} ${path}: ${r.status} ${(await r.text()).slice(0, 300)}`);
+  if (!r.ok && r.status !== 409)
+    throw new Error(`Keycloak admin ${method} ${path}: ${r.status} ${(await r.text()).slice(0, 300)}`);
   return r;
 }
 
@@ -65,7 +65,11 @@ async function adminCall(token: string, method: string, path: string, body?: unk
  * besides; returns them with their ids. Idempotent per name (an existing user keeps its id and gets
  * the password again).
  */
-export async function createTestUsers(prefix: string, count: number, extraRoles: readonly string[] = []): Promise<TestUser[]> {
+export async function createTestUsers(
+  prefix: string,
+  count: number,
+  extraRoles: readonly string[] = [],
+): Promise<TestUser[]> {
   const token = await adminToken();
   const password = randomUUID();
   const users: TestUser[] = [];
@@ -80,12 +84,22 @@ export async function createTestUsers(prefix: string, count: number, extraRoles:
       lastName: username,
       requiredActions: [],
     });
-    const found = (await (await adminCall(token, 'GET', `/users?exact=true&username=${encodeURIComponent(username)}`)).json()) as Array<{ id: string }>;
+    const found = (await (
+      await adminCall(token, 'GET', `/users?exact=true&username=${encodeURIComponent(username)}`)
+    ).json()) as Array<{ id: string }>;
     const id = found[0]?.id;
     if (!id) throw new Error(`Keycloak did not create ${username}`);
-    await adminCall(token, 'PUT', `/users/${id}/reset-password`, { type: 'password', value: password, temporary: false });
+    await adminCall(token, 'PUT', `/users/${id}/reset-password`, {
+      type: 'password',
+      value: password,
+      temporary: false,
+    });
     if (extraRoles.length > 0) {
-      const roles = await Promise.all(extraRoles.map(async (r) => (await adminCall(token, 'GET', `/roles/${encodeURIComponent(r)}`)).json()));
+      const roles = await Promise.all(
+        extraRoles.map(async (r) =>
+          (await adminCall(token, 'GET', `/roles/${encodeURIComponent(r)}`)).json(),
+        ),
+      );
       await adminCall(token, 'POST', `/users/${id}/role-mappings/realm`, roles);
     }
     users.push({ username, id, password });
@@ -99,19 +113,7 @@ export async function deleteTestUsers(users: readonly TestUser[]): Promise<void>
   for (const u of users) await adminCall(token, 'DELETE', `/users/${u.id}`).catch(() => undefined);
 }
 
-const tokens = new Map<string, { token: string; renewAt: number }>();
-
 /** A password-grant access token of a test user (client mobile-world-web), reused until a minute before expiry. */
-export async function testUserToken(user: TestUser): Promise<string> {
-  const hit = tokens.get(user.username);
-  if (hit && Date.now() < hit.renewAt) return hit.token;
-  const started = Date.now();
-  const body = await postForm(`${issuer()}/protocol/openid-connect/token`, {
-    grant_type: 'password',
-    client_id: 'mobile-world-web',
-    username: user.username,
-    password: user.password,
-  });
-  tokens.set(user.username, { token: body.access_token, renewAt: started + (body.expires_in - 60) * 1000 });
-  return body.access_token;
+export function testUserToken(user: TestUser): Promise<string> {
+  return passwordToken(user.username, user.password);
 }

@@ -108,6 +108,13 @@ async function cached(key: string, fetchToken: () => Promise<CachedToken>): Prom
   }
 }
 
+/** An access token of any realm user: a real password grant (client mobile-world-web), cached like the others. */
+export function passwordToken(username: string, password: string): Promise<string> {
+  return cached(`user:${username}`, () =>
+    grant({ grant_type: 'password', client_id: WEB_CLIENT_ID, username, password }, username),
+  );
+}
+
 /** An access token of a demo user: a real password grant against Keycloak (client mobile-world-web). */
 export function accessToken(user: DemoUser): Promise<string> {
   if (!Object.prototype.hasOwnProperty.call(DEMO_USERS, user)) {
@@ -115,12 +122,7 @@ export function accessToken(user: DemoUser): Promise<string> {
       new Error(`unknown demo user "${String(user)}": one of ${Object.keys(DEMO_USERS).join(', ')}`),
     );
   }
-  return cached(`user:${user}`, () =>
-    grant(
-      { grant_type: 'password', client_id: WEB_CLIENT_ID, username: user, password: DEMO_PASSWORD },
-      user,
-    ),
-  );
+  return passwordToken(user, DEMO_PASSWORD);
 }
 
 /** An access token of the operations client (client_credentials, realm role operator). */

@@ -1,5 +1,12 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
-import { type ApiDescription, createLogger, type EdgeSettings, type GuestSessions, runService } from '@mw/platform';
+import {
+  type ApiDescription,
+  createLogger,
+  type EdgeSettings,
+  type GuestSessions,
+  runService,
+} from '@mw/platform';
+import { oidcEnv } from './oidc';
 
 export interface RunningService {
   readonly app: INestApplication;
@@ -30,9 +37,15 @@ export async function startService(opts: {
     rootModule: opts.rootModule(logger),
     logger,
     http: { port: 0, host: '127.0.0.1', bodyLimit: '256kb' },
-    kafka: opts.groupId ? { brokers: opts.brokers, groupId: opts.groupId, clientId: `${opts.name}-test` } : undefined,
+    kafka: opts.groupId
+      ? { brokers: opts.brokers, groupId: opts.groupId, clientId: `${opts.name}-test` }
+      : undefined,
     shutdownTimeoutMs: 5000,
-    edge: { api: opts.api, settings: { ...testEdgeSettings(), ...opts.edge }, guestSessions: opts.guestSessions },
+    edge: {
+      api: opts.api,
+      settings: { ...testEdgeSettings(), ...opts.edge },
+      guestSessions: opts.guestSessions,
+    },
   });
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://127.0.0.1:${address.port}` };
@@ -40,10 +53,9 @@ export async function startService(opts: {
 
 /** Edge settings of a service under test: the project's Keycloak from the environment, writes barely limited. */
 export function testEdgeSettings(): EdgeSettings {
-  const issuer = process.env['OIDC_ISSUER']?.replace(/\/+$/, '');
-  if (!issuer) throw new Error('integration test environment missing OIDC_ISSUER: run through "npm test" or "npm run infra:up"');
+  const { issuer, audience } = oidcEnv();
   return {
-    oidc: { issuer, audience: process.env['OIDC_AUDIENCE'] || 'mobile-world-api', clockSkewSeconds: 30 },
+    oidc: { issuer, audience, clockSkewSeconds: 30 },
     corsOrigins: [],
     rateLimitWritesPerMinute: 1_000_000,
   };
