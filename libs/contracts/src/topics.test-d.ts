@@ -42,6 +42,10 @@ export function describeEvent(e: EnvelopeOf<'inventory.events.v1'>): string {
       return e.payload.order_id;
     case 'StockCommitFailed':
       return e.payload.code;
+    case 'StockReturned':
+      return e.payload.zone;
+    case 'StockReturnFailed':
+      return e.payload.code;
     case 'StockLevelChanged':
       // @ts-expect-error — StockLevelChanged has no expires_at.
       return e.payload.expires_at;

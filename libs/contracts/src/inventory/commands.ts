@@ -18,4 +18,14 @@ export const ReserveStock = defineMessage(
 export const ReleaseStock = defineMessage('ReleaseStock', z.object({ order_id: ObjectIdHex }), 'order_id');
 export const CommitStock = defineMessage('CommitStock', z.object({ order_id: ObjectIdHex }), 'order_id');
 
-export const inventoryCommandMessages = [ReserveStock, ReleaseStock, CommitStock] as const;
+/**
+ * Puts the units of a committed (sold) order back on the shelf: an order the customer cancelled
+ * after it was confirmed. Idempotent per order; answered by StockReturned or StockReturnFailed.
+ */
+export const ReturnStock = defineMessage(
+  'ReturnStock',
+  z.object({ order_id: ObjectIdHex, reason: z.enum(['cancelled_by_customer']) }),
+  'order_id',
+);
+
+export const inventoryCommandMessages = [ReserveStock, ReleaseStock, CommitStock, ReturnStock] as const;

@@ -14,6 +14,7 @@ export const StockRejectionCode = z.enum([
   'INVENTORY.RESERVATION_RELEASED',
   'INVENTORY.RESERVATION_EXPIRED',
   'INVENTORY.RESERVATION_NOT_FOUND',
+  'INVENTORY.NOT_COMMITTED',
 ]);
 export type StockRejectionCode = z.infer<typeof StockRejectionCode>;
 
@@ -48,6 +49,18 @@ export const StockCommitFailed = defineMessage(
   z.object({ order_id: ObjectIdHex, code: StockRejectionCode }),
   'order_id',
 );
+/** A ReturnStock was applied: the order's committed units are available again (sent again for a repeated command). */
+export const StockReturned = defineMessage(
+  'StockReturned',
+  z.object({ order_id: ObjectIdHex, zone: ZoneCode, lines: z.array(StockLine).min(1) }),
+  'order_id',
+);
+/** A ReturnStock for an order whose stock was never committed (or is unknown here): nothing was moved. */
+export const StockReturnFailed = defineMessage(
+  'StockReturnFailed',
+  z.object({ order_id: ObjectIdHex, code: StockRejectionCode }),
+  'order_id',
+);
 export const StockLevelChanged = defineMessage(
   'StockLevelChanged',
   z.object({ product_id: ObjectIdHex, zone: ZoneCode, available: z.number().int().nonnegative(), version: z.number().int().positive() }),
@@ -60,5 +73,7 @@ export const inventoryEventMessages = [
   StockReleased,
   StockCommitted,
   StockCommitFailed,
+  StockReturned,
+  StockReturnFailed,
   StockLevelChanged,
 ] as const;

@@ -23,11 +23,19 @@ export const OrderCreated = defineMessage(
   'user_id',
 );
 export const OrderConfirmed = defineMessage('OrderConfirmed', OrderRef, 'user_id');
+/**
+ * The order ended cancelled. `after_confirmation`: it had been confirmed (stock sold, money taken)
+ * and the customer cancelled it before delivery; the cart stays ordered, the sale is reversed.
+ */
 export const OrderCancelled = defineMessage(
   'OrderCancelled',
-  OrderRef.extend({ reason: OrderCancelReason }),
+  OrderRef.extend({ reason: OrderCancelReason, after_confirmation: z.boolean().optional() }),
   'user_id',
 );
+/** A confirmed order was handed to delivery (status delivering); it can no longer be cancelled. */
+export const OrderDeliveryStarted = defineMessage('OrderDeliveryStarted', OrderRef, 'user_id');
+/** The order was delivered (status completed). */
+export const OrderCompleted = defineMessage('OrderCompleted', OrderRef, 'user_id');
 
 export const OrderRejected = defineMessage(
   'OrderRejected',
@@ -43,4 +51,4 @@ export const OrderRejected = defineMessage(
   'user_id',
 );
 
-export const orderMessages = [OrderCreated, OrderConfirmed, OrderCancelled, OrderRejected] as const;
+export const orderMessages = [OrderCreated, OrderConfirmed, OrderCancelled, OrderDeliveryStarted, OrderCompleted, OrderRejected] as const;
