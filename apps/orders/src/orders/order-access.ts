@@ -21,12 +21,29 @@ export function mayReadOrder(caller: Caller, ownerId: string): boolean {
 export function historyOwner(caller: Caller, requested: string | undefined): string {
   if (caller.kind !== 'user') {
     // the edge guard lets only signed-in users reach the history
-    throw new AppError('AUTH.UNAUTHENTICATED', 'unauthenticated', 'this operation needs a bearer access token');
+    throw new AppError(
+      'AUTH.UNAUTHENTICATED',
+      'unauthenticated',
+      'this operation needs a bearer access token',
+    );
   }
   if (hasRole(caller, ...ORDER_READERS)) return requested ?? caller.id;
   if (requested !== undefined) {
-    const message = 'only support and operator may name a user; a customer lists their own orders without user_id';
+    const message =
+      'only support and operator may name a user; a customer lists their own orders without user_id';
     throw new AppError('AUTH.FORBIDDEN', 'forbidden', message, [{ field: 'query.user_id', message }]);
   }
   return caller.id;
+}
+
+/** Roles that cancel on a customer's behalf (ADR 0007): support answers customers. */
+export const ORDER_CANCELLERS: readonly Role[] = ['support'];
+
+/**
+ * Whether the caller may cancel an order of `ownerId`: the customer it belongs to, or support.
+ * Anyone else gets the 404 of a missing order (an operator runs deliveries, not customers' orders).
+ */
+export function mayCancelOrder(caller: Caller, ownerId: string): boolean {
+  if (hasRole(caller, ...ORDER_CANCELLERS)) return true;
+  return caller.kind === 'user' && caller.roles.has('customer') && caller.id === ownerId;
 }

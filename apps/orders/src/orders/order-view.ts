@@ -11,19 +11,46 @@ import { Order, OrderStatus } from './order';
  * type the other).
  */
 
-const Money = z.string().regex(/^\d+\.\d{2}$/).meta({ description: 'Decimal roubles, two places', example: '7579.80' });
-const Timestamp = z.iso.datetime().meta({ description: 'ISO-8601, UTC', example: '2026-11-21T10:00:00.000Z' });
+const Money = z
+  .string()
+  .regex(/^\d+\.\d{2}$/)
+  .meta({ description: 'Decimal roubles, two places', example: '7579.80' });
+const Timestamp = z.iso
+  .datetime()
+  .meta({ description: 'ISO-8601, UTC', example: '2026-11-21T10:00:00.000Z' });
 
-const OrderStatusEnum = z.enum(['pending', 'confirmed', 'cancelled'] as const satisfies readonly OrderStatus[]);
-const SagaStateEnum = z.enum(['AWAITING_STOCK', 'AWAITING_PAYMENT', 'COMMITTING', 'CONFIRMED', 'CANCELLING', 'CANCELLED'] as const satisfies readonly SagaState[]);
+export const OrderStatusEnum = z.enum([
+  'pending',
+  'confirmed',
+  'delivering',
+  'completed',
+  'cancelling',
+  'cancelled',
+] as const satisfies readonly OrderStatus[]);
+const SagaStateEnum = z.enum([
+  'AWAITING_STOCK',
+  'AWAITING_PAYMENT',
+  'COMMITTING',
+  'CONFIRMED',
+  'DELIVERING',
+  'COMPLETED',
+  'CANCELLING',
+  'CANCELLED',
+] as const satisfies readonly SagaState[]);
 const CancelReasonEnum = z.enum([
   'STOCK_REJECTED',
   'PAYMENT_DECLINED',
   'STOCK_DEADLINE_EXCEEDED',
   'PAYMENT_DEADLINE_EXCEEDED',
   'COMMIT_FAILED',
+  'CANCELLED_BY_USER',
 ] as const satisfies readonly CancelReason[]);
-const PaymentStepEnum = z.enum(['AUTHORIZE', 'CAPTURE', 'VOID', 'REFUND'] as const satisfies readonly PaymentStep[]);
+const PaymentStepEnum = z.enum([
+  'AUTHORIZE',
+  'CAPTURE',
+  'VOID',
+  'REFUND',
+] as const satisfies readonly PaymentStep[]);
 const SagaEventEnum = z.enum([
   'StockReserved',
   'StockRejected',
@@ -35,10 +62,18 @@ const SagaEventEnum = z.enum([
   'PaymentCaptured',
   'PaymentCaptureFailed',
   'PaymentReversed',
+  'StockReturned',
+  'StockReturnFailed',
   'DeadlinePassed',
+  'CancelRequested',
+  'DeliveryStarted',
+  'DeliveryCompleted',
 ] as const satisfies readonly SagaInput['type'][]);
 
-const OrderId = z.string().regex(/^[0-9a-f]{24}$/).meta({ description: 'Order id (derived from the checkout id)', example: '56e540608eca05a5f7400db0' });
+const OrderId = z
+  .string()
+  .regex(/^[0-9a-f]{24}$/)
+  .meta({ description: 'Order id (derived from the checkout id)', example: '56e540608eca05a5f7400db0' });
 
 export const OrderView = z
   .object({
@@ -50,7 +85,9 @@ export const OrderView = z
     status: OrderStatusEnum,
     state: SagaStateEnum.meta({ description: 'State of the checkout saga' }),
     reason: CancelReasonEnum.nullable().meta({ description: 'Why the order was cancelled; null otherwise' }),
-    deadline: Timestamp.nullable().meta({ description: 'Deadline of the current wait; null in a terminal state' }),
+    deadline: Timestamp.nullable().meta({
+      description: 'Deadline of the current wait; null in a terminal state',
+    }),
     lines: z.array(
       z.object({
         product_id: ObjectIdHex,
@@ -69,13 +106,29 @@ export const OrderView = z
       reversed: z.enum(['voided', 'refunded']).nullable(),
       decline_code: z.string().nullable(),
     }),
-    stock_failure: z.string().nullable().meta({ description: "Inventory's refusal code (stock rejected or commit failed)" }),
+    stock_failure: z
+      .string()
+      .nullable()
+      .meta({ description: "Inventory's refusal code (stock rejected, commit failed or return failed)" }),
+    stock_return: z
+      .enum(['pending', 'returned', 'failed'])
+      .nullable()
+      .meta({
+        description:
+          'Sold units coming back after a cancellation of a committed order; null when nothing was sold',
+      }),
+    cancel_requested_at: Timestamp.nullable().meta({
+      description:
+        'A cancellation asked for while the stock commit was in flight; acted on when inventory answers',
+    }),
     history: z.array(
       z.object({
         from: SagaStateEnum,
         to: SagaStateEnum,
         event: SagaEventEnum,
-        cause: z.string().meta({ description: 'Id of the message, payment operation or deadline that caused it' }),
+        cause: z
+          .string()
+          .meta({ description: 'Id of the message, payment operation or deadline that caused it' }),
         at: Timestamp,
       }),
     ),
@@ -84,7 +137,10 @@ export const OrderView = z
     updated_at: Timestamp,
     version: z.number().int().positive(),
   })
-  .meta({ description: 'An order with its checkout saga: state, reason, lines, totals, payment and every transition' });
+  .meta({
+    description:
+      'An order with its checkout saga: state, reason, lines, totals, payment and every transition',
+  });
 export type OrderView = z.output<typeof OrderView>;
 
 export const OrderSummary = z.object({
@@ -101,7 +157,10 @@ export type OrderSummary = z.output<typeof OrderSummary>;
 
 export const OrderHistoryPage = z.object({
   items: z.array(OrderSummary).meta({ description: 'Newest first' }),
-  next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page' }),
+  next_cursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'Pass as `cursor` for the next page; null on the last page' }),
 });
 export type OrderHistoryPage = z.output<typeof OrderHistoryPage>;
 
@@ -120,8 +179,19 @@ export function orderView(o: Order): OrderView {
     state: s.state,
     reason: s.reason,
     deadline: s.deadline ? iso(s.deadline) : null,
-    lines: o.items.map((i) => ({ product_id: i.product_id, name: i.name, category_id: i.category_id ?? null, qty: i.qty, unit_price: formatMoney(i.price), line_total: formatMoney(i.price * i.qty) })),
-    totals: { items: o.items.reduce((n, i) => n + i.qty, 0), total: formatMoney(o.total), currency: o.currency },
+    lines: o.items.map((i) => ({
+      product_id: i.product_id,
+      name: i.name,
+      category_id: i.category_id ?? null,
+      qty: i.qty,
+      unit_price: formatMoney(i.price),
+      line_total: formatMoney(i.price * i.qty),
+    })),
+    totals: {
+      items: o.items.reduce((n, i) => n + i.qty, 0),
+      total: formatMoney(o.total),
+      currency: o.currency,
+    },
     payment: {
       step: s.payment.step,
       authorized: s.payment.authorized,
@@ -130,7 +200,15 @@ export function orderView(o: Order): OrderView {
       decline_code: s.payment.decline_code,
     },
     stock_failure: s.stock.failure,
-    history: s.history.map((h) => ({ from: h.from, to: h.to, event: h.event, cause: h.cause, at: iso(h.at) })),
+    stock_return: s.stock.return ?? null,
+    cancel_requested_at: s.cancel_requested ? iso(s.cancel_requested.at) : null,
+    history: s.history.map((h) => ({
+      from: h.from,
+      to: h.to,
+      event: h.event,
+      cause: h.cause,
+      at: iso(h.at),
+    })),
     order_date: iso(o.order_date),
     created_at: iso(o.created_at),
     updated_at: iso(o.updated_at),
@@ -140,5 +218,14 @@ export function orderView(o: Order): OrderView {
 
 /** One line of a user's history. */
 export function orderSummary(o: Order): OrderSummary {
-  return { id: o.id, status: o.status, state: o.saga.state, reason: o.saga.reason, zone: o.zone, total: formatMoney(o.total), currency: o.currency, order_date: iso(o.order_date) };
+  return {
+    id: o.id,
+    status: o.status,
+    state: o.saga.state,
+    reason: o.saga.reason,
+    zone: o.zone,
+    total: formatMoney(o.total),
+    currency: o.currency,
+    order_date: iso(o.order_date),
+  };
 }

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Carts } from '@mw/contracts';
-import { Saga, SagaTimeouts, startSaga } from '../saga/saga';
+import { OrderStatus, Saga, SagaTimeouts, startSaga } from '../saga/saga';
 
-/** Order status at the edge (ARCHITECTURE: pending → confirmed | cancelled; shipping comes later). */
-export type OrderStatus = 'pending' | 'confirmed' | 'cancelled';
+export type { OrderStatus };
 
 export interface OrderItem {
   readonly product_id: string;
@@ -51,11 +50,28 @@ export function orderIdFromCheckout(checkoutId: string): string {
 }
 
 /** Decides whether a checkout can become an order (served zone, consistent total); the saga starts waiting for stock. */
-export function orderFromCheckout(c: CheckoutRequested, zones: readonly string[], now: Date, timeouts: SagaTimeouts, correlationId: string): OrderDecision {
-  if (!zones.includes(c.zone)) return { ok: false, code: 'ZONE_NOT_SERVED', field: 'zone', message: `zone ${c.zone} is not served (${zones.join(', ')})` };
+export function orderFromCheckout(
+  c: CheckoutRequested,
+  zones: readonly string[],
+  now: Date,
+  timeouts: SagaTimeouts,
+  correlationId: string,
+): OrderDecision {
+  if (!zones.includes(c.zone))
+    return {
+      ok: false,
+      code: 'ZONE_NOT_SERVED',
+      field: 'zone',
+      message: `zone ${c.zone} is not served (${zones.join(', ')})`,
+    };
   const total = c.lines.reduce((sum, l) => sum + l.unit_price * l.qty, 0);
   if (!Number.isSafeInteger(total) || total !== c.total) {
-    return { ok: false, code: 'TOTAL_MISMATCH', field: 'total', message: `total ${c.total} does not match the lines (${total})` };
+    return {
+      ok: false,
+      code: 'TOTAL_MISMATCH',
+      field: 'total',
+      message: `total ${c.total} does not match the lines (${total})`,
+    };
   }
   return {
     ok: true,
@@ -65,7 +81,13 @@ export function orderFromCheckout(c: CheckoutRequested, zones: readonly string[]
       cart_id: c.cart_id,
       user_id: c.user_id,
       zone: c.zone,
-      items: c.lines.map((l) => ({ product_id: l.product_id.toLowerCase(), name: l.name, category_id: l.category_id, price: l.unit_price, qty: l.qty })),
+      items: c.lines.map((l) => ({
+        product_id: l.product_id.toLowerCase(),
+        name: l.name,
+        category_id: l.category_id,
+        price: l.unit_price,
+        qty: l.qty,
+      })),
       total,
       currency: 'RUB',
       status: 'pending',

@@ -30,11 +30,37 @@ export const orderExample: OrderView = {
   totals: { items: 2, total: '7579.80', currency: 'RUB' },
   payment: { step: null, authorized: true, captured: true, reversed: null, decline_code: null },
   stock_failure: null,
+  stock_return: null,
+  cancel_requested_at: null,
   history: [
-    { from: 'AWAITING_STOCK', to: 'AWAITING_PAYMENT', event: 'StockReserved', cause: '0c5e9a1b-7d3f-4e28-b6a0-9f1c2d3e4a5b', at: '2026-11-21T10:00:00.412Z' },
-    { from: 'AWAITING_PAYMENT', to: 'AWAITING_PAYMENT', event: 'PaymentAuthorized', cause: '56e540608eca05a5f7400db0:authorize', at: '2026-11-21T10:00:00.531Z' },
-    { from: 'AWAITING_PAYMENT', to: 'COMMITTING', event: 'PaymentCaptured', cause: '56e540608eca05a5f7400db0:capture', at: '2026-11-21T10:00:00.688Z' },
-    { from: 'COMMITTING', to: 'CONFIRMED', event: 'StockCommitted', cause: '5b2d8f4e-1a6c-4c9e-8b3f-7e0a1d2c3b4a', at: '2026-11-21T10:00:00.902Z' },
+    {
+      from: 'AWAITING_STOCK',
+      to: 'AWAITING_PAYMENT',
+      event: 'StockReserved',
+      cause: '0c5e9a1b-7d3f-4e28-b6a0-9f1c2d3e4a5b',
+      at: '2026-11-21T10:00:00.412Z',
+    },
+    {
+      from: 'AWAITING_PAYMENT',
+      to: 'AWAITING_PAYMENT',
+      event: 'PaymentAuthorized',
+      cause: '56e540608eca05a5f7400db0:authorize',
+      at: '2026-11-21T10:00:00.531Z',
+    },
+    {
+      from: 'AWAITING_PAYMENT',
+      to: 'COMMITTING',
+      event: 'PaymentCaptured',
+      cause: '56e540608eca05a5f7400db0:capture',
+      at: '2026-11-21T10:00:00.688Z',
+    },
+    {
+      from: 'COMMITTING',
+      to: 'CONFIRMED',
+      event: 'StockCommitted',
+      cause: '5b2d8f4e-1a6c-4c9e-8b3f-7e0a1d2c3b4a',
+      at: '2026-11-21T10:00:00.902Z',
+    },
   ],
   order_date: '2026-11-21T10:00:00.118Z',
   created_at: '2026-11-21T10:00:00.118Z',
@@ -45,8 +71,26 @@ export const orderExample: OrderView = {
 /** A first page of a customer's history (two of several orders). */
 export const historyExample: OrderHistoryPage = {
   items: [
-    { id: '56e540608eca05a5f7400db0', status: 'confirmed', state: 'CONFIRMED', reason: null, zone: 'MSK', total: '7579.80', currency: 'RUB', order_date: '2026-11-21T10:00:00.118Z' },
-    { id: '2080b7bbfd2b207dcbe80bb1', status: 'cancelled', state: 'CANCELLED', reason: 'PAYMENT_DECLINED', zone: 'SPB', total: '129990.00', currency: 'RUB', order_date: '2026-11-20T17:42:08.311Z' },
+    {
+      id: '56e540608eca05a5f7400db0',
+      status: 'confirmed',
+      state: 'CONFIRMED',
+      reason: null,
+      zone: 'MSK',
+      total: '7579.80',
+      currency: 'RUB',
+      order_date: '2026-11-21T10:00:00.118Z',
+    },
+    {
+      id: '2080b7bbfd2b207dcbe80bb1',
+      status: 'cancelled',
+      state: 'CANCELLED',
+      reason: 'PAYMENT_DECLINED',
+      zone: 'SPB',
+      total: '129990.00',
+      currency: 'RUB',
+      order_date: '2026-11-20T17:42:08.311Z',
+    },
   ],
   next_cursor: '1795196528311-2080b7bbfd2b207dcbe80bb1',
 };
@@ -61,7 +105,9 @@ export const getOrder = endpoint({
     'Read from the primary (what a client decides on). A customer reads their own orders; support and operator read any. ' +
     "Somebody else's order answers 404 `ORDERS.ORDER_NOT_FOUND`, exactly like an id that does not exist.",
   access: access.anyUser,
-  params: z.strictObject({ id: ObjectIdHex.meta({ description: 'Order id (24 hex characters)', example: orderExample.id }) }),
+  params: z.strictObject({
+    id: ObjectIdHex.meta({ description: 'Order id (24 hex characters)', example: orderExample.id }),
+  }),
   response: { status: 200, description: 'The order', schema: OrderView, example: orderExample },
 });
 
@@ -77,13 +123,24 @@ export const listOrders = endpoint({
     "Support and operator list anybody's orders with `user_id` (their own without it). The last page has `next_cursor: null`.",
   access: access.roles('customer', 'support', 'operator'),
   query: z.strictObject({
-    user_id: UserId.optional().meta({ description: "Support and operator only: whose orders to list (a customer must not send it: 403)", example: ALICE }),
+    user_id: UserId.optional().meta({
+      description: 'Support and operator only: whose orders to list (a customer must not send it: 403)',
+      example: ALICE,
+    }),
     limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size' }),
     cursor: z
       .string()
       .regex(CURSOR_PATTERN)
       .optional()
-      .meta({ description: '`next_cursor` of the previous page (`<epoch ms>-<order id>` of its last order)', example: historyExample.next_cursor }),
+      .meta({
+        description: '`next_cursor` of the previous page (`<epoch ms>-<order id>` of its last order)',
+        example: historyExample.next_cursor,
+      }),
   }),
-  response: { status: 200, description: 'One page of the history', schema: OrderHistoryPage, example: historyExample },
+  response: {
+    status: 200,
+    description: 'One page of the history',
+    schema: OrderHistoryPage,
+    example: historyExample,
+  },
 });

@@ -1,4 +1,12 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { OutboxModule, OutboxRelay } from '@mw/messaging';
@@ -14,6 +22,8 @@ import { SagaMessages } from '../saga/saga-messages';
 import { sagaControllers } from '../saga/saga.controllers';
 import { SagaTimeouts } from '../saga/saga';
 import { SagaNudges, SagaService } from '../saga/saga.service';
+import { LifecycleController } from '../lifecycle/lifecycle.controller';
+import { OrderLifecycle } from '../lifecycle/lifecycle.service';
 import { CheckoutService } from './checkout.service';
 import { OrdersController } from './orders.controller';
 import { ORDERS_COLLECTION, OrdersRepository, REJECTIONS_COLLECTION } from './orders.repository';
@@ -61,10 +71,23 @@ class SagaBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicat
   }
 
   onApplicationBootstrap(): void {
-    const payments = new Periodic('payment-worker', this.config.PAYMENT_POLL_MS, () => this.worker.runOnce(), this.logger);
+    const payments = new Periodic(
+      'payment-worker',
+      this.config.PAYMENT_POLL_MS,
+      () => this.worker.runOnce(),
+      this.logger,
+    );
     this.nudges.relay = this.relay;
     this.nudges.paymentLoop = payments;
-    this.loops.push(payments, new Periodic('deadline-sweeper', this.config.SAGA_SWEEP_INTERVAL_MS, () => this.sweeper.sweepOnce(), this.logger));
+    this.loops.push(
+      payments,
+      new Periodic(
+        'deadline-sweeper',
+        this.config.SAGA_SWEEP_INTERVAL_MS,
+        () => this.sweeper.sweepOnce(),
+        this.logger,
+      ),
+    );
     for (const l of this.loops) l.start();
   }
 
@@ -79,23 +102,60 @@ export class OrdersModule {
   static register(config: Cfg): DynamicModule {
     return {
       module: OrdersModule,
-      imports: [OutboxModule.forRoot({ name: 'orders', collections: [ORDERS_COLLECTION, REJECTIONS_COLLECTION], pollIntervalMs: config.OUTBOX_POLL_MS })],
-      controllers: [OrdersController, ...sagaControllers({ checkout: config.ORDERS_CHECKOUT_TOPIC, inventoryEvents: config.INVENTORY_EVENTS_TOPIC })],
+      imports: [
+        OutboxModule.forRoot({
+          name: 'orders',
+          collections: [ORDERS_COLLECTION, REJECTIONS_COLLECTION],
+          pollIntervalMs: config.OUTBOX_POLL_MS,
+        }),
+      ],
+      controllers: [
+        OrdersController,
+        LifecycleController,
+        ...sagaControllers({
+          checkout: config.ORDERS_CHECKOUT_TOPIC,
+          inventoryEvents: config.INVENTORY_EVENTS_TOPIC,
+        }),
+      ],
       providers: [
         Nudges,
         { provide: OrdersRepository, useFactory: (db: Db) => new OrdersRepository(db), inject: [MONGO_DB] },
-        { provide: SagaMessages, useValue: new SagaMessages({ inventoryCommands: config.INVENTORY_COMMANDS_TOPIC, orderEvents: config.ORDERS_EVENTS_TOPIC }, config.STOCK_HOLD_SECONDS) },
+        {
+          provide: SagaMessages,
+          useValue: new SagaMessages(
+            { inventoryCommands: config.INVENTORY_COMMANDS_TOPIC, orderEvents: config.ORDERS_EVENTS_TOPIC },
+            config.STOCK_HOLD_SECONDS,
+          ),
+        },
         {
           provide: SagaService,
-          useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger) => new SagaService(r, m, sagaTimeouts(config), n, log),
+          useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger) =>
+            new SagaService(r, m, sagaTimeouts(config), n, log),
           inject: [OrdersRepository, SagaMessages, Nudges, LOGGER],
         },
         {
           provide: CheckoutService,
-          useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger) => new CheckoutService(r, m, config.ZONES, sagaTimeouts(config), n, log),
+          useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger) =>
+            new CheckoutService(r, m, config.ZONES, sagaTimeouts(config), n, log),
           inject: [OrdersRepository, SagaMessages, Nudges, LOGGER],
         },
-        { provide: OrdersQueries, useFactory: (r: OrdersRepository) => new OrdersQueries(r, lagTolerantRead(config.ORDER_HISTORY_READ_PREFERENCE, config.ORDER_HISTORY_MAX_STALENESS_SECONDS)), inject: [OrdersRepository] },
+        {
+          provide: OrderLifecycle,
+          useFactory: (r: OrdersRepository, s: SagaService) => new OrderLifecycle(r, s),
+          inject: [OrdersRepository, SagaService],
+        },
+        {
+          provide: OrdersQueries,
+          useFactory: (r: OrdersRepository) =>
+            new OrdersQueries(
+              r,
+              lagTolerantRead(
+                config.ORDER_HISTORY_READ_PREFERENCE,
+                config.ORDER_HISTORY_MAX_STALENESS_SECONDS,
+              ),
+            ),
+          inject: [OrdersRepository],
+        },
         {
           provide: PAYMENT_GATEWAY,
           useFactory: (db: Db, log: Logger): PaymentGateway =>
@@ -134,7 +194,11 @@ export class OrdersModule {
             ),
           inject: [OrdersRepository, PAYMENT_GATEWAY, SagaService, LOGGER],
         },
-        { provide: DeadlineSweeper, useFactory: (r: OrdersRepository, s: SagaService, log: Logger) => new DeadlineSweeper(r, s, log), inject: [OrdersRepository, SagaService, LOGGER] },
+        {
+          provide: DeadlineSweeper,
+          useFactory: (r: OrdersRepository, s: SagaService, log: Logger) => new DeadlineSweeper(r, s, log),
+          inject: [OrdersRepository, SagaService, LOGGER],
+        },
         SagaBackground,
       ],
     };

@@ -8,7 +8,13 @@ export interface SagaTopics {
   readonly orderEvents: string;
 }
 
-type OrderEventType = 'OrderCreated' | 'OrderConfirmed' | 'OrderCancelled' | 'OrderRejected';
+type OrderEventType =
+  | 'OrderCreated'
+  | 'OrderConfirmed'
+  | 'OrderCancelled'
+  | 'OrderDeliveryStarted'
+  | 'OrderCompleted'
+  | 'OrderRejected';
 
 /**
  * Turns the saga's abstract commands into validated contract messages on the configured topics:
@@ -21,32 +27,84 @@ export class SagaMessages {
     private readonly holdSeconds: number,
   ) {}
 
-  forCommands(order: Order, commands: readonly SagaCommand[], causation: string | null, now: Date): OutgoingMessage[] {
+  forCommands(
+    order: Order,
+    commands: readonly SagaCommand[],
+    causation: string | null,
+    now: Date,
+  ): OutgoingMessage[] {
     const trace = { correlation_id: order.correlation_id, causation_id: causation };
     return commands.map((c) => this.forCommand(order, c, trace, now));
   }
 
-  orderEvent<M extends OrderEventType>(type: M, payload: PayloadOf<'orders.orders.v1', M>, trace: TraceContext, now = new Date()): OutgoingMessage {
-    return { ...createMessage('orders.orders.v1', type, payload, trace, now), topic: this.topics.orderEvents } as OutgoingMessage;
+  orderEvent<M extends OrderEventType>(
+    type: M,
+    payload: PayloadOf<'orders.orders.v1', M>,
+    trace: TraceContext,
+    now = new Date(),
+  ): OutgoingMessage {
+    return {
+      ...createMessage('orders.orders.v1', type, payload, trace, now),
+      topic: this.topics.orderEvents,
+    } as OutgoingMessage;
   }
 
-  private inventory(type: 'ReserveStock' | 'ReleaseStock' | 'CommitStock', payload: PayloadOf<'inventory.commands.v1', typeof type>, trace: TraceContext, now: Date): OutgoingMessage {
-    return { ...createMessage('inventory.commands.v1', type, payload as never, trace, now), topic: this.topics.inventoryCommands } as OutgoingMessage;
+  private inventory(
+    type: 'ReserveStock' | 'ReleaseStock' | 'CommitStock' | 'ReturnStock',
+    payload: PayloadOf<'inventory.commands.v1', typeof type>,
+    trace: TraceContext,
+    now: Date,
+  ): OutgoingMessage {
+    return {
+      ...createMessage('inventory.commands.v1', type, payload as never, trace, now),
+      topic: this.topics.inventoryCommands,
+    } as OutgoingMessage;
   }
 
   private forCommand(order: Order, c: SagaCommand, trace: TraceContext, now: Date): OutgoingMessage {
-    const ref = { order_id: order.id, user_id: order.user_id, cart_id: order.cart_id, checkout_id: order.checkout_id };
+    const ref = {
+      order_id: order.id,
+      user_id: order.user_id,
+      cart_id: order.cart_id,
+      checkout_id: order.checkout_id,
+    };
     switch (c.type) {
       case 'ReserveStock':
-        return this.inventory('ReserveStock', { order_id: order.id, zone: order.zone, lines: stockLinesOf(order.items), hold_seconds: this.holdSeconds }, trace, now);
+        return this.inventory(
+          'ReserveStock',
+          {
+            order_id: order.id,
+            zone: order.zone,
+            lines: stockLinesOf(order.items),
+            hold_seconds: this.holdSeconds,
+          },
+          trace,
+          now,
+        );
       case 'ReleaseStock':
         return this.inventory('ReleaseStock', { order_id: order.id }, trace, now);
       case 'CommitStock':
         return this.inventory('CommitStock', { order_id: order.id }, trace, now);
+      case 'ReturnStock':
+        return this.inventory(
+          'ReturnStock',
+          { order_id: order.id, reason: 'cancelled_by_customer' },
+          trace,
+          now,
+        );
       case 'OrderConfirmed':
         return this.orderEvent('OrderConfirmed', ref, trace, now);
+      case 'OrderDeliveryStarted':
+        return this.orderEvent('OrderDeliveryStarted', ref, trace, now);
+      case 'OrderCompleted':
+        return this.orderEvent('OrderCompleted', ref, trace, now);
       case 'OrderCancelled':
-        return this.orderEvent('OrderCancelled', { ...ref, reason: c.reason }, trace, now);
+        return this.orderEvent(
+          'OrderCancelled',
+          { ...ref, reason: c.reason, after_confirmation: c.after_confirmation },
+          trace,
+          now,
+        );
       default:
         return assertUnreachable(c);
     }

@@ -2,22 +2,40 @@ import fc from 'fast-check';
 import type { PaymentGateway, PaymentOperation, PaymentRequest } from '../payments/payment-gateway';
 import { performPaymentStep } from '../payments/payment-step';
 import { applyOperation, PspOutcome, PspPayment, SimulatorRules } from '../payments/simulator/psp-rules';
-import { decide, isTerminal, PaymentStep, Saga, SagaCommand, SagaInput, SagaTimeouts, startSaga } from './saga';
+import {
+  actionId,
+  ActionInput,
+  decide,
+  isTerminal,
+  PaymentStep,
+  Saga,
+  SagaCommand,
+  SagaInput,
+  SagaTimeouts,
+  startSaga,
+} from './saga';
 
 /**
  * The saga against a model world: inventory (one order's reservation, commands processed in order
  * per order id but possibly twice), a PSP (the simulator's own rules, idempotent by key), the
  * payment worker (the production step logic, with calls that reach the PSP late or twice and
  * outcomes delivered late or twice), inventory replies delivered in any order and duplicated,
- * deadlines firing at any moment and reservations expiring. After the generated chaos, everything
- * still pending is delivered and deadlines fire until the saga rests; then the invariants hold.
+ * deadlines firing at any moment and reservations expiring, and people acting at any moment: the
+ * customer cancelling (again and again), the operator starting and completing the delivery.
+ * After the generated chaos, everything still pending is delivered and deadlines fire until the
+ * saga rests; then the invariants hold.
  */
 
 const timeouts: SagaTimeouts = { stockMs: 1000, paymentMs: 1000, commitMs: 1000, cancelMs: 1000 };
 const ORDER = 'o1';
 
-type InvStatus = 'none' | 'reserved' | 'rejected' | 'released' | 'expired' | 'committed' | 'tombstone';
-type InvCommand = 'ReserveStock' | 'ReleaseStock' | 'CommitStock';
+type InvStatus =
+  'none' | 'reserved' | 'rejected' | 'released' | 'expired' | 'committed' | 'returned' | 'tombstone';
+type InvCommand = 'ReserveStock' | 'ReleaseStock' | 'CommitStock' | 'ReturnStock';
+type OrderEvent = Extract<
+  SagaCommand,
+  { type: 'OrderConfirmed' | 'OrderCancelled' | 'OrderDeliveryStarted' | 'OrderCompleted' }
+>;
 interface Reply {
   readonly input: SagaInput;
 }
@@ -30,7 +48,13 @@ class MemoryPsp implements PaymentGateway {
   private run(op: PaymentOperation, req: PaymentRequest): Promise<never> {
     const known = this.records.get(req.idempotencyKey);
     if (known) return Promise.resolve(known as never);
-    const { next, outcome } = applyOperation(this.payment, op, { amount: req.amount, cardToken: req.cardToken, userId: req.userId }, this.rules, () => 'auth-1');
+    const { next, outcome } = applyOperation(
+      this.payment,
+      op,
+      { amount: req.amount, cardToken: req.cardToken, userId: req.userId },
+      this.rules,
+      () => 'auth-1',
+    );
     if (next) {
       if (next.status === 'captured' && this.payment?.status !== 'captured') this.captures++;
       this.payment = next;
@@ -44,6 +68,43 @@ class MemoryPsp implements PaymentGateway {
   refund = (r: PaymentRequest) => this.run('refund', r);
 }
 
+interface People {
+  readonly cancels: boolean;
+  readonly delivers: boolean;
+  readonly completes: boolean;
+}
+
+const people = fc.record({ cancels: fc.boolean(), delivers: fc.boolean(), completes: fc.boolean() });
+
+const chaos = (maxLength: number) => fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength, size: 'max' });
+
+/** After the checkout rested: people act one after another, each followed by more generated chaos. */
+const afterwards = fc.array(
+  fc.tuple(
+    fc.constantFrom<ActionInput['type']>('CancelRequested', 'DeliveryStarted', 'DeliveryCompleted'),
+    chaos(12),
+  ),
+  { maxLength: 4 },
+);
+
+/**
+ * One generated life: chaos during checkout (people acting at random moments too; or a calm
+ * checkout, so that many lives reach confirmation), rest, then actions after it.
+ */
+async function live(
+  w: World,
+  choices: readonly [number, number][],
+  after: readonly (readonly [ActionInput['type'], readonly [number, number][]])[],
+): Promise<void> {
+  await play(w, choices);
+  await w.settle();
+  for (const [action, more] of after) {
+    w.act(action);
+    await play(w, more);
+    await w.settle();
+  }
+}
+
 class World {
   saga: Saga;
   now = new Date('2026-11-21T10:00:00Z');
@@ -53,15 +114,20 @@ class World {
   replies: Reply[] = [];
   inflight: PaymentStep[] = [];
   outcomes: SagaInput[] = [];
-  outcomesEmitted: string[] = [];
+  events: OrderEvent[] = [];
   captureIntents = 0;
   committedEver = false;
+  /** A cancel request the saga took (applied, not refused or ignored). */
+  cancelAccepted = false;
+  cancelRefused = false;
   private seq = 0;
   readonly psp: MemoryPsp;
 
   constructor(
     private readonly stockAvailable: boolean,
     decline: boolean,
+    /** Who acts in this run: the customer cancelling, the operator starting and completing deliveries. */
+    readonly people: People = { cancels: true, delivers: true, completes: true },
   ) {
     this.saga = startSaga(this.now, timeouts);
     this.psp = new MemoryPsp({
@@ -80,18 +146,40 @@ class World {
     this.now = new Date(this.now.getTime() + 10);
     const before = this.saga.payment.step;
     const d = decide(this.saga, input, this.now, timeouts);
-    if (d.kind === 'ignore') return;
+    if (d.kind === 'refuse' && input.type === 'CancelRequested') this.cancelRefused = true;
+    if (d.kind !== 'apply') return;
+    if (input.type === 'CancelRequested') this.cancelAccepted = true;
     this.saga = d.saga;
     if (this.saga.payment.step === 'CAPTURE' && before !== 'CAPTURE') this.captureIntents++;
     for (const c of d.commands) this.emit(c);
   }
 
   private emit(c: SagaCommand): void {
-    if (c.type === 'OrderConfirmed' || c.type === 'OrderCancelled') this.outcomesEmitted.push(c.type);
-    else this.commands.push(c.type);
+    switch (c.type) {
+      case 'OrderConfirmed':
+      case 'OrderCancelled':
+      case 'OrderDeliveryStarted':
+      case 'OrderCompleted':
+        this.events.push(c);
+        return;
+      default:
+        this.commands.push(c.type);
+    }
   }
 
-  private reply(input: SagaInput extends infer I ? (I extends SagaInput ? Omit<I, 'id'> : never) : never): void {
+  /** A person acts over HTTP (the service gives each action a fixed id per order). */
+  act(type: ActionInput['type']): void {
+    const id = actionId(type, ORDER);
+    this.feed(type === 'CancelRequested' ? { type, id, by: 'customer' } : ({ type, id } as SagaInput));
+  }
+
+  eventTypes(): string[] {
+    return this.events.map((e) => e.type);
+  }
+
+  private reply(
+    input: SagaInput extends infer I ? (I extends SagaInput ? Omit<I, 'id'> : never) : never,
+  ): void {
     this.replies.push({ input: { ...input, id: `r${++this.seq}` } as SagaInput });
   }
 
@@ -110,9 +198,13 @@ class World {
       case 'ReserveStock':
         if (this.inv === 'none') {
           this.inv = this.stockAvailable ? 'reserved' : 'rejected';
-          if (this.stockAvailable) this.reply({ type: 'StockReserved', expires_at: new Date(this.now.getTime() + 60_000) });
+          if (this.stockAvailable)
+            this.reply({ type: 'StockReserved', expires_at: new Date(this.now.getTime() + 60_000) });
           else this.reply({ type: 'StockRejected', code: 'INVENTORY.INSUFFICIENT_STOCK' });
-        } else if (this.inv === 'tombstone') once('late-reserve', () => this.reply({ type: 'StockRejected', code: 'INVENTORY.RESERVATION_RELEASED' }));
+        } else if (this.inv === 'tombstone')
+          once('late-reserve', () =>
+            this.reply({ type: 'StockRejected', code: 'INVENTORY.RESERVATION_RELEASED' }),
+          );
         return;
       case 'ReleaseStock':
         if (this.inv === 'reserved') {
@@ -121,14 +213,28 @@ class World {
         } else if (this.inv === 'none') {
           this.inv = 'tombstone';
           this.reply({ type: 'StockReleased' });
-        } else if (this.inv === 'rejected') once('release-rejected', () => this.reply({ type: 'StockReleased' }));
+        } else if (this.inv === 'rejected')
+          once('release-rejected', () => this.reply({ type: 'StockReleased' }));
         return;
       case 'CommitStock':
         if (this.inv === 'reserved') {
           this.inv = 'committed';
           this.committedEver = true;
           this.reply({ type: 'StockCommitted' });
-        } else if (this.inv !== 'committed') once('commit-failed', () => this.reply({ type: 'StockCommitFailed', code: 'INVENTORY.RESERVATION_EXPIRED' }));
+        } else if (this.inv !== 'committed')
+          once('commit-failed', () =>
+            this.reply({ type: 'StockCommitFailed', code: 'INVENTORY.RESERVATION_EXPIRED' }),
+          );
+        return;
+      case 'ReturnStock':
+        // Committed units go back once; a repeat is answered again, moving nothing.
+        if (this.inv === 'committed' || this.inv === 'returned') {
+          this.inv = 'returned';
+          this.reply({ type: 'StockReturned' });
+        } else
+          once('return-failed', () =>
+            this.reply({ type: 'StockReturnFailed', code: 'INVENTORY.NOT_COMMITTED' }),
+          );
         return;
     }
   }
@@ -154,7 +260,13 @@ class World {
     const step = this.inflight[i];
     if (!step) return;
     if (!keep) this.inflight.splice(i, 1);
-    this.outcomes.push(await performPaymentStep(this.psp, { orderId: ORDER, amount: 100, userId: 'u', cardToken: 'tok' }, step));
+    this.outcomes.push(
+      await performPaymentStep(
+        this.psp,
+        { orderId: ORDER, amount: 100, userId: 'u', cardToken: 'tok' },
+        step,
+      ),
+    );
   }
 
   deliverOutcome(i: number, keep: boolean): void {
@@ -184,7 +296,22 @@ class World {
   }
 }
 
-const ACTIONS = ['command', 'command-dup', 'reply', 'reply-dup', 'pay-start', 'psp', 'psp-dup', 'outcome', 'outcome-dup', 'deadline', 'expire'] as const;
+const ACTIONS = [
+  'command',
+  'command-dup',
+  'reply',
+  'reply-dup',
+  'pay-start',
+  'psp',
+  'psp-dup',
+  'outcome',
+  'outcome-dup',
+  'deadline',
+  'expire',
+  'cancel',
+  'deliver',
+  'complete',
+] as const;
 
 /** Progress is likelier than faults, so generated runs get deep into the saga before a fault strikes. */
 const WEIGHT: Record<(typeof ACTIONS)[number], number> = {
@@ -199,6 +326,9 @@ const WEIGHT: Record<(typeof ACTIONS)[number], number> = {
   'outcome-dup': 1,
   deadline: 1,
   expire: 1,
+  cancel: 1,
+  deliver: 1,
+  complete: 1,
 };
 
 /** Which actions would do something now (weighted): each generated choice picks among these, so every step moves the world. */
@@ -223,6 +353,12 @@ function enabled(w: World): (typeof ACTIONS)[number][] {
         return w.saga.deadline !== null;
       case 'expire':
         return w.inv === 'reserved';
+      case 'cancel':
+        return w.people.cancels;
+      case 'deliver':
+        return w.people.delivers;
+      case 'complete':
+        return w.people.completes;
     }
   });
 }
@@ -266,6 +402,15 @@ async function play(w: World, choices: readonly [number, number][]): Promise<voi
       case 'expire':
         w.expire();
         break;
+      case 'cancel':
+        w.act('CancelRequested');
+        break;
+      case 'deliver':
+        w.act('DeliveryStarted');
+        break;
+      case 'complete':
+        w.act('DeliveryCompleted');
+        break;
     }
   }
 }
@@ -273,45 +418,97 @@ async function play(w: World, choices: readonly [number, number][]): Promise<voi
 describe('checkout saga under duplicated, reordered and late messages (property)', () => {
   it('always rests in a terminal state with consistent money and stock', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.boolean(), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 60, size: 'max' }), async (stock, decline, choices) => {
-        const w = new World(stock, decline);
-        await play(w, choices);
-        await w.settle();
-        const s = w.saga;
-        expect(isTerminal(s.state)).toBe(true);
-        // Exactly one outcome event, matching the state.
-        expect(w.outcomesEmitted).toEqual([s.state === 'CONFIRMED' ? 'OrderConfirmed' : 'OrderCancelled']);
-        // Money: at most one capture ever asked for and made; nothing held or taken from a cancelled order.
-        expect(w.captureIntents).toBeLessThanOrEqual(1);
-        expect(w.psp.captures).toBeLessThanOrEqual(1);
-        // Stock: committed only for confirmed orders, and a confirmed order is committed and paid.
-        expect(w.committedEver).toBe(s.state === 'CONFIRMED');
-        if (s.state === 'CONFIRMED') {
-          expect(w.inv).toBe('committed');
-          expect(w.psp.payment?.status).toBe('captured');
-        } else {
-          expect(['none', 'authorized', 'captured']).not.toContain(w.psp.payment?.status ?? 'none-ok');
-          expect(w.inv).not.toBe('reserved');
-          expect(s.reason).not.toBeNull();
-        }
-      }),
-      { numRuns: 1000 },
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.boolean(),
+        people,
+        fc.oneof(chaos(60), fc.constant([])),
+        afterwards,
+        async (stock, decline, who, choices, after) => {
+          const w = new World(stock, decline, who);
+          await live(w, choices, after);
+          const s = w.saga;
+          expect(isTerminal(s.state)).toBe(true);
+          const events = w.eventTypes();
+          const sold = ['CONFIRMED', 'DELIVERING', 'COMPLETED'].includes(s.state);
+          // Money: at most one capture ever asked for and made.
+          expect(w.captureIntents).toBeLessThanOrEqual(1);
+          expect(w.psp.captures).toBeLessThanOrEqual(1);
+          if (sold) {
+            // Confirmed once, never cancelled; sold stock, captured money; delivery only after confirmation.
+            expect(events.filter((e) => e === 'OrderConfirmed')).toHaveLength(1);
+            expect(events).not.toContain('OrderCancelled');
+            expect(events[0]).toBe('OrderConfirmed');
+            expect(w.inv).toBe('committed');
+            expect(w.psp.payment?.status).toBe('captured');
+            expect(w.cancelAccepted).toBe(false);
+            expect(
+              s.state === 'CONFIRMED'
+                ? []
+                : s.state === 'DELIVERING'
+                  ? ['OrderDeliveryStarted']
+                  : ['OrderDeliveryStarted', 'OrderCompleted'],
+            ).toEqual(events.slice(1));
+          } else {
+            // Cancelled exactly once, last; if it had been confirmed, the cancel says so and undid the sale.
+            expect(events.filter((e) => e === 'OrderCancelled')).toHaveLength(1);
+            expect(events[events.length - 1]).toBe('OrderCancelled');
+            expect(events).not.toContain('OrderDeliveryStarted');
+            const cancelled = w.events[w.events.length - 1] as Extract<
+              OrderEvent,
+              { type: 'OrderCancelled' }
+            >;
+            expect(cancelled.after_confirmation).toBe(events.includes('OrderConfirmed'));
+            // Nothing held or taken: the money is voided/refunded/declined, no unit stays reserved or sold.
+            expect(['none', 'authorized', 'captured']).not.toContain(w.psp.payment?.status ?? 'none-ok');
+            expect(['reserved', 'committed']).not.toContain(w.inv);
+            expect(s.reason).not.toBeNull();
+            if (w.committedEver) expect(w.inv).toBe('returned');
+            // Cancelled means done: no stock return still awaited.
+            expect(s.stock.return ?? null).not.toBe('pending');
+          }
+          // A cancellation the saga took always ends cancelled; a refusal only happens once delivery began.
+          if (w.cancelAccepted) expect(s.state).toBe('CANCELLED');
+          if (w.cancelRefused) expect(events).toContain('OrderDeliveryStarted');
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 
-  it('reaches both outcomes (the generator is not degenerate)', async () => {
+  it('reaches every outcome, including a cancel after confirmation (the generator is not degenerate)', async () => {
     const seen = new Set<string>();
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.boolean(), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 60, size: 'max' }), async (stock, decline, choices) => {
-        const w = new World(stock, decline);
-        await play(w, choices);
-        await w.settle();
-        seen.add(`${w.saga.state}:${w.saga.reason ?? ''}`);
-      }),
-      { numRuns: 1000 },
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.boolean(),
+        people,
+        fc.oneof(chaos(60), fc.constant([])),
+        afterwards,
+        async (stock, decline, who, choices, after) => {
+          const w = new World(stock, decline, who);
+          await live(w, choices, after);
+          const last = w.events[w.events.length - 1];
+          seen.add(
+            `${w.saga.state}:${w.saga.reason ?? ''}${last?.type === 'OrderCancelled' && last.after_confirmation ? ':after-confirmation' : ''}`,
+          );
+        },
+      ),
+      { numRuns: 5000 },
     );
     expect([...seen]).toEqual(
-      expect.arrayContaining(['CONFIRMED:', 'CANCELLED:STOCK_REJECTED', 'CANCELLED:PAYMENT_DECLINED', 'CANCELLED:STOCK_DEADLINE_EXCEEDED', 'CANCELLED:PAYMENT_DEADLINE_EXCEEDED', 'CANCELLED:COMMIT_FAILED']),
+      expect.arrayContaining([
+        'CONFIRMED:',
+        'DELIVERING:',
+        'COMPLETED:',
+        'CANCELLED:STOCK_REJECTED',
+        'CANCELLED:PAYMENT_DECLINED',
+        'CANCELLED:STOCK_DEADLINE_EXCEEDED',
+        'CANCELLED:PAYMENT_DEADLINE_EXCEEDED',
+        'CANCELLED:COMMIT_FAILED',
+        'CANCELLED:CANCELLED_BY_USER',
+        'CANCELLED:CANCELLED_BY_USER:after-confirmation',
+      ]),
     );
   });
 });

@@ -1,10 +1,15 @@
 import type { Logger } from 'pino';
 import { AppError } from '@mw/platform';
 import { OrdersRepository } from '../orders/orders.repository';
-import { decide, SagaInput, SagaTimeouts } from './saga';
+import type { Order } from '../orders/order';
+import { ActionInput, decide, SagaInput, SagaTimeouts, statusOf } from './saga';
 import { SagaMessages } from './saga-messages';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'unknown-order';
+
+/** What an HTTP action did: the order after it (unchanged when the action was a repeat). */
+export type ActionOutcome =
+  { readonly outcome: 'applied' | 'ignored'; readonly order: Order } | { readonly outcome: 'unknown-order' };
 
 /** Where the service asks background work to run soon (relay after an outbox write, payment worker after a new step). */
 export interface SagaNudges {
@@ -29,29 +34,79 @@ export class SagaService {
 
   /** `causation`: id of the message that caused the input (null for deadlines and payment outcomes). */
   async apply(orderId: string, input: SagaInput, causation: string | null): Promise<ApplyOutcome> {
+    return (await this.run(orderId, input, causation)).outcome;
+  }
+
+  /**
+   * An HTTP action (cancel, delivery started, delivered) on an order the caller may act on. A
+   * refusal by the state machine is a 409 with its code; a repeat answers the order as it is.
+   */
+  async act(orderId: string, input: ActionInput): Promise<ActionOutcome> {
+    return this.run(orderId, input, null);
+  }
+
+  private async run(orderId: string, input: SagaInput, causation: string | null): Promise<ActionOutcome> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const order = await this.repo.findById(orderId);
       if (!order) {
         this.logger.warn({ order_id: orderId, input: input.type }, 'saga input for an unknown order ignored');
-        return 'unknown-order';
+        return { outcome: 'unknown-order' };
       }
       const now = this.clock();
       const d = decide(order.saga, input, now, this.timeouts);
+      if (d.kind === 'refuse') {
+        this.logger.info(
+          {
+            order_id: orderId,
+            correlation_id: order.correlation_id,
+            state: order.saga.state,
+            input: input.type,
+            code: d.code,
+          },
+          'order action refused',
+        );
+        throw AppError.conflict(d.code, d.message);
+      }
       if (d.kind === 'ignore') {
-        this.logger.info({ order_id: orderId, state: order.saga.state, input: input.type, cause: input.id, why: d.why }, 'saga input ignored');
-        return 'ignored';
+        this.logger.info(
+          { order_id: orderId, state: order.saga.state, input: input.type, cause: input.id, why: d.why },
+          'saga input ignored',
+        );
+        return { outcome: 'ignored', order };
       }
       const out = this.messages.forCommands(order, d.commands, causation, now);
       if (await this.repo.transition(order.id, order.version, d.saga, out, now)) {
         this.logger.info(
-          { order_id: orderId, correlation_id: order.correlation_id, from: order.saga.state, to: d.saga.state, input: input.type, cause: input.id, reason: d.saga.reason, emitted: d.commands.map((c) => c.type) },
+          {
+            order_id: orderId,
+            correlation_id: order.correlation_id,
+            from: order.saga.state,
+            to: d.saga.state,
+            input: input.type,
+            cause: input.id,
+            reason: d.saga.reason,
+            emitted: d.commands.map((c) => c.type),
+          },
           'saga transition',
         );
         if (out.length > 0) this.nudges.outbox();
         if (d.saga.payment.step) this.nudges.payment();
-        return 'applied';
+        return {
+          outcome: 'applied',
+          order: {
+            ...order,
+            saga: d.saga,
+            status: statusOf(d.saga.state),
+            updated_at: now,
+            version: order.version + 1,
+          },
+        };
       }
     }
-    throw new AppError('ORDERS.CONCURRENT_UPDATE', 'unavailable', `order ${orderId} kept changing while applying ${input.type}; retrying`);
+    throw new AppError(
+      'ORDERS.CONCURRENT_UPDATE',
+      'unavailable',
+      `order ${orderId} kept changing while applying ${input.type}; retrying`,
+    );
   }
 }

@@ -1,8 +1,11 @@
 /**
- * The checkout saga of one order, as a pure transition function (no Nest, no driver, no clock):
- * `decide(saga, input, now, timeouts)` → the next saga and the commands to emit, or "ignore".
+ * The life of one order, as a pure transition function (no Nest, no driver, no clock):
+ * `decide(saga, input, now, timeouts)` → the next saga and the commands to emit, an explained
+ * no-op, or a refusal (an HTTP action that the current state does not allow).
  * The orders service persists the result with one conditional write (state + version guard) that
  * also stores the outgoing messages (outbox), so a transition and its messages are atomic.
+ *
+ * The checkout saga:
  *
  *   AWAITING_STOCK ──StockReserved──► AWAITING_PAYMENT (AUTHORIZE ──authorized──► CAPTURE)
  *        │                                 │ captured ─────────────► COMMITTING ──StockCommitted──► CONFIRMED
@@ -10,13 +13,44 @@
  *        ▼                                 ▼                              ▼
  *     CANCELLED ◄───────────────────── CANCELLED / CANCELLING (void | refund) ──reversed──► CANCELLED
  *
- * CANCELLING is entered only when money may have moved (an authorization or a capture to undo);
- * otherwise a cancellation goes straight to CANCELLED. Every non-terminal state has a deadline.
+ * After it (seed 002's statuses confirmed → delivering → completed):
+ *
+ *   CONFIRMED ──DeliveryStarted──► DELIVERING ──DeliveryCompleted──► COMPLETED
+ *       │ CancelRequested (the customer, before delivery)
+ *       ▼
+ *   CANCELLING (refund + ReturnStock) ──reversed and returned──► CANCELLED (CANCELLED_BY_USER)
+ *
+ * A customer may cancel at any point before delivery: waiting for stock → released at once;
+ * waiting for payment → void/refund and release, as a payment deadline does; while committing the
+ * request is remembered and acted on when inventory answers (the commit's outcome is not ours to
+ * guess); confirmed → refund and return the sold units. Once delivering it is refused.
+ * CANCELLING is entered only when money may have moved or sold stock must come back; otherwise a
+ * cancellation goes straight to CANCELLED. Every state that waits on another party has a deadline.
  */
-export type SagaState = 'AWAITING_STOCK' | 'AWAITING_PAYMENT' | 'COMMITTING' | 'CONFIRMED' | 'CANCELLING' | 'CANCELLED';
+export type SagaState =
+  | 'AWAITING_STOCK'
+  | 'AWAITING_PAYMENT'
+  | 'COMMITTING'
+  | 'CONFIRMED'
+  | 'DELIVERING'
+  | 'COMPLETED'
+  | 'CANCELLING'
+  | 'CANCELLED';
 
-/** Subset of the OrderCancelled reasons (libs/contracts) the saga produces. */
-export type CancelReason = 'STOCK_REJECTED' | 'PAYMENT_DECLINED' | 'STOCK_DEADLINE_EXCEEDED' | 'PAYMENT_DEADLINE_EXCEEDED' | 'COMMIT_FAILED';
+/** The OrderCancelled reasons (libs/contracts). */
+export type CancelReason =
+  | 'STOCK_REJECTED'
+  | 'PAYMENT_DECLINED'
+  | 'STOCK_DEADLINE_EXCEEDED'
+  | 'PAYMENT_DEADLINE_EXCEEDED'
+  | 'COMMIT_FAILED'
+  | 'CANCELLED_BY_USER';
+
+/**
+ * Sold units coming back after a cancellation of a committed order: `pending` until inventory
+ * answers StockReturned (`returned`) or StockReturnFailed (`failed`, nothing was committed there).
+ */
+export type StockReturn = 'pending' | 'returned' | 'failed';
 
 /** Work the payment worker must perform for this order (null: none). */
 export type PaymentStep = 'AUTHORIZE' | 'CAPTURE' | 'VOID' | 'REFUND';
@@ -43,13 +77,22 @@ export interface TransitionRecord {
   readonly at: Date;
 }
 
+export interface StockState {
+  readonly reserved_until: Date | null;
+  readonly failure: string | null;
+  /** Absent on orders written before returns existed: read as null. */
+  readonly return?: StockReturn | null;
+}
+
 export interface Saga {
   readonly state: SagaState;
   readonly reason: CancelReason | null;
-  /** Deadline of the current wait; null only in a terminal state. */
+  /** Deadline of the current wait; null when nothing is awaited from another party. */
   readonly deadline: Date | null;
   readonly payment: PaymentState;
-  readonly stock: { readonly reserved_until: Date | null; readonly failure: string | null };
+  readonly stock: StockState;
+  /** A customer asked to cancel while the stock commit was in flight: acted on when inventory answers. */
+  readonly cancel_requested?: { readonly at: Date; readonly by: string } | null;
   readonly history: readonly TransitionRecord[];
 }
 
@@ -64,19 +107,43 @@ export type SagaInput =
   | { readonly type: 'PaymentCaptured'; readonly id: string }
   | { readonly type: 'PaymentCaptureFailed'; readonly id: string; readonly code: string }
   | { readonly type: 'PaymentReversed'; readonly id: string; readonly how: 'voided' | 'refunded' }
-  | { readonly type: 'DeadlinePassed'; readonly id: string };
+  | { readonly type: 'StockReturned'; readonly id: string }
+  | { readonly type: 'StockReturnFailed'; readonly id: string; readonly code: string }
+  | { readonly type: 'DeadlinePassed'; readonly id: string }
+  /** HTTP actions; their ids are fixed per order (`cancel:<order>` …), so a repeated request is a no-op. */
+  | { readonly type: 'CancelRequested'; readonly id: string; readonly by: string }
+  | { readonly type: 'DeliveryStarted'; readonly id: string }
+  | { readonly type: 'DeliveryCompleted'; readonly id: string };
+
+/** The inputs a person triggers over HTTP (the others are messages, payment outcomes and deadlines). */
+export type ActionInput = Extract<
+  SagaInput,
+  { type: 'CancelRequested' | 'DeliveryStarted' | 'DeliveryCompleted' }
+>;
+
+/** Input id of an HTTP action on an order: one per order and action, so a retried request is a duplicate. */
+export function actionId(type: ActionInput['type'], orderId: string): string {
+  return `${type === 'CancelRequested' ? 'cancel' : type === 'DeliveryStarted' ? 'deliver' : 'complete'}:${orderId}`;
+}
 
 /** What the orchestrator sends; turned into contract messages by the service. */
 export type SagaCommand =
   | { readonly type: 'ReserveStock' }
   | { readonly type: 'ReleaseStock' }
   | { readonly type: 'CommitStock' }
+  | { readonly type: 'ReturnStock' }
   | { readonly type: 'OrderConfirmed' }
-  | { readonly type: 'OrderCancelled'; readonly reason: CancelReason };
+  | { readonly type: 'OrderDeliveryStarted' }
+  | { readonly type: 'OrderCompleted' }
+  | { readonly type: 'OrderCancelled'; readonly reason: CancelReason; readonly after_confirmation: boolean };
+
+/** Why an HTTP action is refused in the current state (409 at the edge). */
+export type RefusalCode = 'ORDERS.CANCEL_REFUSED' | 'ORDERS.ILLEGAL_TRANSITION';
 
 export type Decision =
   | { readonly kind: 'apply'; readonly saga: Saga; readonly commands: readonly SagaCommand[] }
-  | { readonly kind: 'ignore'; readonly why: string };
+  | { readonly kind: 'ignore'; readonly why: string }
+  | { readonly kind: 'refuse'; readonly code: RefusalCode; readonly message: string };
 
 export interface SagaTimeouts {
   /** Wait for StockReserved | StockRejected. */
@@ -85,12 +152,16 @@ export interface SagaTimeouts {
   readonly paymentMs: number;
   /** Wait for StockCommitted | StockCommitFailed (on expiry CommitStock is re-sent, never cancelled). */
   readonly commitMs: number;
-  /** Void/refund; on expiry the payment step is re-armed. */
+  /** Void/refund (and a stock return); on expiry the payment step is re-armed and ReturnStock re-sent. */
   readonly cancelMs: number;
 }
 
-export const TERMINAL: readonly SagaState[] = ['CONFIRMED', 'CANCELLED'];
+/** States where the checkout saga has ended: the order was confirmed (and maybe delivered since) or cancelled. */
+export const TERMINAL: readonly SagaState[] = ['CONFIRMED', 'DELIVERING', 'COMPLETED', 'CANCELLED'];
 export const isTerminal = (s: SagaState): boolean => TERMINAL.includes(s);
+
+/** Whether the order was ever confirmed: its stock was sold and its money taken (a later cancel reverses both). */
+export const wasConfirmed = (saga: Saga): boolean => saga.history.some((h) => h.to === 'CONFIRMED');
 
 const noPayment: PaymentState = {
   step: null,
@@ -117,24 +188,77 @@ export function startSaga(now: Date, t: SagaTimeouts): Saga {
 
 export const initialCommands: readonly SagaCommand[] = [{ type: 'ReserveStock' }];
 
-/** Order status at the edge (ARCHITECTURE: pending → confirmed | cancelled). */
-export function statusOf(state: SagaState): 'pending' | 'confirmed' | 'cancelled' {
-  return state === 'CONFIRMED' ? 'confirmed' : state === 'CANCELLED' ? 'cancelled' : 'pending';
+export type OrderStatus = 'pending' | 'confirmed' | 'delivering' | 'completed' | 'cancelling' | 'cancelled';
+
+/** Order status at the edge (seed 002: confirmed → delivering → completed, or cancelled). */
+export function statusOf(state: SagaState): OrderStatus {
+  switch (state) {
+    case 'AWAITING_STOCK':
+    case 'AWAITING_PAYMENT':
+    case 'COMMITTING':
+      return 'pending';
+    case 'CONFIRMED':
+      return 'confirmed';
+    case 'DELIVERING':
+      return 'delivering';
+    case 'COMPLETED':
+      return 'completed';
+    case 'CANCELLING':
+      return 'cancelling';
+    case 'CANCELLED':
+      return 'cancelled';
+  }
 }
 
-/** The transition table. Anything a state does not accept is an explained no-op. */
+/** The transition table. Anything a state does not accept is an explained no-op (or, for an HTTP action, a refusal). */
 export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts): Decision {
   if (saga.history.some((h) => h.cause === input.id)) return ignore(`duplicate of ${input.id}`);
   const step = (to: SagaState, patch: Partial<Saga>, commands: SagaCommand[] = []): Decision => ({
     kind: 'apply',
-    saga: { ...saga, ...patch, state: to, history: [...saga.history, { from: saga.state, to, event: input.type, cause: input.id, at: now }] },
+    saga: {
+      ...saga,
+      ...patch,
+      state: to,
+      history: [...saga.history, { from: saga.state, to, event: input.type, cause: input.id, at: now }],
+    },
     commands,
   });
+  const orderCancelled = (reason: CancelReason): SagaCommand => ({
+    type: 'OrderCancelled',
+    reason,
+    after_confirmation: wasConfirmed(saga),
+  });
   const cancelled = (reason: CancelReason, commands: SagaCommand[], patch: Partial<Saga> = {}): Decision =>
-    step('CANCELLED', { reason, deadline: null, payment: { ...saga.payment, step: null, next_at: null }, ...patch }, [...commands, { type: 'OrderCancelled', reason }]);
-  const cancelling = (reason: CancelReason, reverse: 'VOID' | 'REFUND', commands: SagaCommand[], patch: Partial<Saga> = {}): Decision =>
-    step('CANCELLING', { reason, deadline: at(now, t.cancelMs), payment: { ...saga.payment, step: reverse, next_at: now, attempts: 0 }, ...patch }, commands);
+    step(
+      'CANCELLED',
+      { reason, deadline: null, payment: { ...saga.payment, step: null, next_at: null }, ...patch },
+      [...commands, orderCancelled(reason)],
+    );
+  const cancelling = (
+    reason: CancelReason,
+    reverse: 'VOID' | 'REFUND',
+    commands: SagaCommand[],
+    patch: Partial<Saga> = {},
+  ): Decision =>
+    step(
+      'CANCELLING',
+      {
+        reason,
+        deadline: at(now, t.cancelMs),
+        payment: { ...saga.payment, step: reverse, next_at: now, attempts: 0 },
+        ...patch,
+      },
+      commands,
+    );
+  /** Paid and committed, now cancelled: the money goes back and so do the sold units. */
+  const refundAndReturn = (reason: CancelReason): Decision =>
+    cancelling(reason, 'REFUND', [{ type: 'ReturnStock' }], {
+      cancel_requested: null,
+      stock: { ...saga.stock, return: 'pending' },
+    });
   const pay = saga.payment;
+  const returnPending = saga.stock.return === 'pending';
+  const cancelRequest = input.type === 'CancelRequested' ? { at: now, by: input.by } : null;
 
   switch (saga.state) {
     case 'AWAITING_STOCK':
@@ -153,66 +277,172 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
         case 'DeadlinePassed':
           // ReleaseStock follows ReserveStock on the same key, so inventory releases whatever it reserved.
           return cancelled('STOCK_DEADLINE_EXCEEDED', [{ type: 'ReleaseStock' }]);
+        case 'CancelRequested':
+          // Nothing paid yet: release whatever inventory reserved (or will reserve) and stop.
+          return cancelled('CANCELLED_BY_USER', [{ type: 'ReleaseStock' }]);
         default:
-          return ignore(`${input.type} in AWAITING_STOCK`);
+          return otherwise(input, saga.state);
       }
     case 'AWAITING_PAYMENT':
       switch (input.type) {
         case 'PaymentAuthorized':
           if (pay.step !== 'AUTHORIZE') return ignore('authorization outcome for a step no longer current');
           return step('AWAITING_PAYMENT', {
-            payment: { ...pay, step: 'CAPTURE', next_at: now, attempts: 0, authorized: true, authorization_id: input.authorization_id },
+            payment: {
+              ...pay,
+              step: 'CAPTURE',
+              next_at: now,
+              attempts: 0,
+              authorized: true,
+              authorization_id: input.authorization_id,
+            },
           });
         case 'PaymentDeclined':
           if (pay.step !== 'AUTHORIZE') return ignore('decline for a step no longer current');
-          return cancelled('PAYMENT_DECLINED', [{ type: 'ReleaseStock' }], { payment: { ...pay, step: null, next_at: null, decline_code: input.code } });
+          return cancelled('PAYMENT_DECLINED', [{ type: 'ReleaseStock' }], {
+            payment: { ...pay, step: null, next_at: null, decline_code: input.code },
+          });
         case 'PaymentCaptured':
           if (pay.step !== 'CAPTURE') return ignore('capture outcome for a step no longer current');
-          return step('COMMITTING', { deadline: at(now, t.commitMs), payment: { ...pay, step: null, next_at: null, captured: true } }, [{ type: 'CommitStock' }]);
+          return step(
+            'COMMITTING',
+            { deadline: at(now, t.commitMs), payment: { ...pay, step: null, next_at: null, captured: true } },
+            [{ type: 'CommitStock' }],
+          );
         case 'PaymentCaptureFailed':
           if (pay.step !== 'CAPTURE') return ignore('capture failure for a step no longer current');
           return cancelling('PAYMENT_DECLINED', 'VOID', [{ type: 'ReleaseStock' }], {});
         case 'DeadlinePassed':
           // The outcome of an in-flight call is unknown: reverse whatever the step may have done.
-          return cancelling('PAYMENT_DEADLINE_EXCEEDED', pay.step === 'CAPTURE' ? 'REFUND' : 'VOID', [{ type: 'ReleaseStock' }]);
+          return cancelling('PAYMENT_DEADLINE_EXCEEDED', pay.step === 'CAPTURE' ? 'REFUND' : 'VOID', [
+            { type: 'ReleaseStock' },
+          ]);
+        case 'CancelRequested':
+          // Like a payment deadline: a call may be in flight, so reverse whatever it may have done.
+          return cancelling('CANCELLED_BY_USER', pay.step === 'CAPTURE' ? 'REFUND' : 'VOID', [
+            { type: 'ReleaseStock' },
+          ]);
         default:
-          return ignore(`${input.type} in AWAITING_PAYMENT`);
+          return otherwise(input, saga.state);
       }
     case 'COMMITTING':
       switch (input.type) {
         case 'StockCommitted':
+          // Sold — unless the customer asked to cancel meanwhile: then the sale is undone at once.
+          if (saga.cancel_requested) return refundAndReturn('CANCELLED_BY_USER');
           return step('CONFIRMED', { deadline: null }, [{ type: 'OrderConfirmed' }]);
         case 'StockCommitFailed':
           // Paid, but the reservation is gone (expired or released): the money goes back.
-          return cancelling('COMMIT_FAILED', 'REFUND', [], { stock: { ...saga.stock, failure: input.code } });
+          return cancelling('COMMIT_FAILED', 'REFUND', [], {
+            cancel_requested: null,
+            stock: { ...saga.stock, failure: input.code },
+          });
         case 'DeadlinePassed':
           // Inventory decides a commit once and for all (commands are ordered per order id), so
           // cancelling here could cancel a sale inventory made final. Ask again and keep waiting.
           return step('COMMITTING', { deadline: at(now, t.commitMs) }, [{ type: 'CommitStock' }]);
+        case 'CancelRequested':
+          // Whether inventory sells is being decided right now: remember the request, act on the answer.
+          return step('COMMITTING', { cancel_requested: cancelRequest });
         default:
-          return ignore(`${input.type} in COMMITTING`);
+          return otherwise(input, saga.state);
       }
+    case 'CONFIRMED':
+      switch (input.type) {
+        case 'CancelRequested':
+          return refundAndReturn('CANCELLED_BY_USER');
+        case 'DeliveryStarted':
+          return step('DELIVERING', {}, [{ type: 'OrderDeliveryStarted' }]);
+        default:
+          return otherwise(input, saga.state);
+      }
+    case 'DELIVERING':
+      switch (input.type) {
+        case 'DeliveryCompleted':
+          return step('COMPLETED', {}, [{ type: 'OrderCompleted' }]);
+        case 'CancelRequested':
+          return refuse(
+            'ORDERS.CANCEL_REFUSED',
+            'the order is already being delivered and can no longer be cancelled',
+          );
+        default:
+          return otherwise(input, saga.state);
+      }
+    case 'COMPLETED':
+      if (input.type === 'CancelRequested')
+        return refuse('ORDERS.CANCEL_REFUSED', 'the order was delivered and can no longer be cancelled');
+      return otherwise(input, saga.state);
     case 'CANCELLING':
       switch (input.type) {
-        case 'PaymentReversed':
-          if (pay.step !== 'VOID' && pay.step !== 'REFUND') return ignore('reversal outcome for a step no longer current');
-          return step('CANCELLED', { deadline: null, payment: { ...pay, step: null, next_at: null, reversed: input.how } }, [
-            { type: 'OrderCancelled', reason: saga.reason ?? 'PAYMENT_DECLINED' },
+        case 'PaymentReversed': {
+          if (pay.step !== 'VOID' && pay.step !== 'REFUND')
+            return ignore('reversal outcome for a step no longer current');
+          const payment = { ...pay, step: null, next_at: null, reversed: input.how };
+          // Sold units still on their way back: keep waiting for inventory (the deadline re-sends ReturnStock).
+          if (returnPending) return step('CANCELLING', { payment });
+          return step('CANCELLED', { deadline: null, payment }, [
+            orderCancelled(saga.reason ?? 'PAYMENT_DECLINED'),
           ]);
+        }
+        case 'StockReturned':
+        case 'StockReturnFailed': {
+          if (!returnPending) return ignore(`${input.type} when no return is pending`);
+          const stock = {
+            ...saga.stock,
+            return: input.type === 'StockReturned' ? 'returned' : 'failed',
+            ...(input.type === 'StockReturnFailed' ? { failure: input.code } : {}),
+          } as const;
+          if (pay.reversed === null) return step('CANCELLING', { stock });
+          return step('CANCELLED', { deadline: null, stock }, [
+            orderCancelled(saga.reason ?? 'CANCELLED_BY_USER'),
+          ]);
+        }
         case 'StockReserved':
           return step('CANCELLING', {}, [{ type: 'ReleaseStock' }]);
-        case 'DeadlinePassed':
-          return step('CANCELLING', { deadline: at(now, t.cancelMs), payment: { ...pay, next_at: now, attempts: 0 } });
+        case 'DeadlinePassed': {
+          // Re-arm what is still missing: the payment reversal, the stock return, or both.
+          const payment = pay.reversed === null ? { ...pay, next_at: now, attempts: 0 } : pay;
+          return step(
+            'CANCELLING',
+            { deadline: at(now, t.cancelMs), payment },
+            returnPending ? [{ type: 'ReturnStock' }] : [],
+          );
+        }
+        case 'CancelRequested':
+          return ignore('the order is already being cancelled');
         default:
-          return ignore(`${input.type} in CANCELLING`);
+          return otherwise(input, saga.state);
       }
     case 'CANCELLED':
       // A reservation that arrives after the saga was compensated is released again (idempotent).
       if (input.type === 'StockReserved') return step('CANCELLED', {}, [{ type: 'ReleaseStock' }]);
-      return ignore(`${input.type} in CANCELLED`);
-    case 'CONFIRMED':
-      return ignore(`${input.type} in CONFIRMED`);
+      if (input.type === 'CancelRequested') return ignore('the order is already cancelled');
+      return otherwise(input, saga.state);
   }
+}
+
+/** What a state does with an input it has no rule for: an HTTP action is refused, a message is ignored. */
+function otherwise(input: SagaInput, state: SagaState): Decision {
+  switch (input.type) {
+    case 'CancelRequested':
+      return refuse('ORDERS.CANCEL_REFUSED', `an order in ${state} cannot be cancelled`);
+    case 'DeliveryStarted':
+      return refuse(
+        'ORDERS.ILLEGAL_TRANSITION',
+        `only a confirmed order can be handed to delivery (the order is ${statusOf(state)})`,
+      );
+    case 'DeliveryCompleted':
+      return refuse(
+        'ORDERS.ILLEGAL_TRANSITION',
+        `only an order being delivered can be completed (the order is ${statusOf(state)})`,
+      );
+    default:
+      return ignore(`${input.type} in ${state}`);
+  }
+}
+
+function refuse(code: RefusalCode, message: string): Decision {
+  return { kind: 'refuse', code, message };
 }
 
 function ignore(why: string): Decision {

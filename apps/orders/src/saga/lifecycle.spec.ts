@@ -1,0 +1,226 @@
+import { actionId, decide, Decision, Saga, SagaInput, SagaTimeouts, startSaga, statusOf } from './saga';
+
+/** The order's life after checkout (and cancellations during it): delivery, cancel, duplicates, refusals. */
+
+const t: SagaTimeouts = { stockMs: 1000, paymentMs: 2000, commitMs: 3000, cancelMs: 4000 };
+const t0 = new Date('2026-11-21T10:00:00Z');
+let n = 0;
+const id = () => `m-${++n}`;
+const ORDER = '56e540608eca05a5f7400db0';
+
+const cancel: SagaInput = { type: 'CancelRequested', id: actionId('CancelRequested', ORDER), by: 'alice' };
+const deliver: SagaInput = { type: 'DeliveryStarted', id: actionId('DeliveryStarted', ORDER) };
+const complete: SagaInput = { type: 'DeliveryCompleted', id: actionId('DeliveryCompleted', ORDER) };
+
+function apply(saga: Saga, input: SagaInput): { saga: Saga; commands: string[]; decision: Decision } {
+  const d = decide(saga, input, t0, t);
+  if (d.kind !== 'apply') return { saga, commands: [], decision: d };
+  const commands = d.commands.map((c) =>
+    c.type === 'OrderCancelled'
+      ? `OrderCancelled:${c.reason}:${c.after_confirmation ? 'after' : 'before'}`
+      : c.type,
+  );
+  return { saga: d.saga, commands, decision: d };
+}
+
+function run(saga: Saga, ...inputs: SagaInput[]): { saga: Saga; commands: string[] } {
+  const commands: string[] = [];
+  for (const input of inputs) {
+    const r = apply(saga, input);
+    saga = r.saga;
+    commands.push(...r.commands);
+  }
+  return { saga, commands };
+}
+
+const reserved = (): SagaInput => ({
+  type: 'StockReserved',
+  id: id(),
+  expires_at: new Date(t0.getTime() + 60_000),
+});
+const authorized = (): SagaInput => ({
+  type: 'PaymentAuthorized',
+  id: `${ORDER}:authorize`,
+  authorization_id: 'a-1',
+});
+const captured = (): SagaInput => ({ type: 'PaymentCaptured', id: `${ORDER}:capture` });
+const committed = (): SagaInput => ({ type: 'StockCommitted', id: id() });
+const refunded = (): SagaInput => ({ type: 'PaymentReversed', id: `${ORDER}:refund`, how: 'refunded' });
+const voided = (): SagaInput => ({ type: 'PaymentReversed', id: `${ORDER}:void`, how: 'voided' });
+const returned = (): SagaInput => ({ type: 'StockReturned', id: id() });
+
+const confirmedSaga = (): Saga =>
+  run(startSaga(t0, t), reserved(), authorized(), captured(), committed()).saga;
+const committingSaga = (): Saga => run(startSaga(t0, t), reserved(), authorized(), captured()).saga;
+
+describe('order lifecycle after checkout', () => {
+  it('confirmed → delivering → completed, each with its event; statuses follow seed 002', () => {
+    let s = confirmedSaga();
+    expect(statusOf(s.state)).toBe('confirmed');
+    const a = apply(s, deliver);
+    expect(a.saga.state).toBe('DELIVERING');
+    expect(a.commands).toEqual(['OrderDeliveryStarted']);
+    expect(statusOf(a.saga.state)).toBe('delivering');
+    s = a.saga;
+    const b = apply(s, complete);
+    expect(b.saga.state).toBe('COMPLETED');
+    expect(b.commands).toEqual(['OrderCompleted']);
+    expect(statusOf(b.saga.state)).toBe('completed');
+    expect(b.saga.history.slice(-2).map((h) => `${h.from}>${h.to}:${h.event}:${h.cause}`)).toEqual([
+      `CONFIRMED>DELIVERING:DeliveryStarted:deliver:${ORDER}`,
+      `DELIVERING>COMPLETED:DeliveryCompleted:complete:${ORDER}`,
+    ]);
+  });
+
+  it('a repeated action is a no-op (same id per order), not a second event', () => {
+    const s = run(confirmedSaga(), deliver).saga;
+    expect(apply(s, deliver).decision).toEqual({ kind: 'ignore', why: `duplicate of deliver:${ORDER}` });
+    const done = run(s, complete).saga;
+    expect(apply(done, complete).decision.kind).toBe('ignore');
+    expect(apply(done, deliver).decision.kind).toBe('ignore');
+    const cancelling = run(confirmedSaga(), cancel).saga;
+    expect(apply(cancelling, cancel).decision.kind).toBe('ignore');
+  });
+
+  it('illegal transitions are refused with a code, and change nothing', () => {
+    const pending = startSaga(t0, t);
+    expect(apply(pending, deliver).decision).toMatchObject({
+      kind: 'refuse',
+      code: 'ORDERS.ILLEGAL_TRANSITION',
+    });
+    expect(apply(pending, complete).decision).toMatchObject({
+      kind: 'refuse',
+      code: 'ORDERS.ILLEGAL_TRANSITION',
+    });
+    expect(apply(confirmedSaga(), complete).decision).toMatchObject({
+      kind: 'refuse',
+      code: 'ORDERS.ILLEGAL_TRANSITION',
+    });
+    const delivering = run(confirmedSaga(), deliver).saga;
+    expect(apply(delivering, cancel).decision).toMatchObject({
+      kind: 'refuse',
+      code: 'ORDERS.CANCEL_REFUSED',
+    });
+    const completed = run(delivering, complete).saga;
+    expect(apply(completed, cancel).decision).toMatchObject({
+      kind: 'refuse',
+      code: 'ORDERS.CANCEL_REFUSED',
+    });
+    const cancelled = run(startSaga(t0, t), {
+      type: 'StockRejected',
+      id: id(),
+      code: 'INVENTORY.INSUFFICIENT_STOCK',
+    }).saga;
+    expect(apply(cancelled, deliver).decision).toMatchObject({
+      kind: 'refuse',
+      code: 'ORDERS.ILLEGAL_TRANSITION',
+    });
+    // Cancelling a cancelled order is a repeat, not an error.
+    expect(apply(cancelled, cancel).decision.kind).toBe('ignore');
+  });
+
+  it('cancel after confirmation: refund and ReturnStock; cancelled only when both are done (any order)', () => {
+    const a = apply(confirmedSaga(), cancel);
+    expect(a.saga).toMatchObject({
+      state: 'CANCELLING',
+      reason: 'CANCELLED_BY_USER',
+      payment: { step: 'REFUND' },
+      stock: { return: 'pending' },
+    });
+    expect(a.commands).toEqual(['ReturnStock']);
+    expect(statusOf(a.saga.state)).toBe('cancelling');
+    // Refund first, then the stock.
+    const r1 = run(a.saga, refunded());
+    expect(r1.saga.state).toBe('CANCELLING');
+    expect(r1.commands).toEqual([]);
+    const r2 = run(r1.saga, returned());
+    expect(r2.saga).toMatchObject({
+      state: 'CANCELLED',
+      deadline: null,
+      stock: { return: 'returned' },
+      payment: { reversed: 'refunded', step: null },
+    });
+    expect(r2.commands).toEqual(['OrderCancelled:CANCELLED_BY_USER:after']);
+    // Stock first, then the refund.
+    const s1 = run(a.saga, returned());
+    expect(s1.saga.state).toBe('CANCELLING');
+    const s2 = run(s1.saga, refunded());
+    expect(s2.saga.state).toBe('CANCELLED');
+    expect(s2.commands).toEqual(['OrderCancelled:CANCELLED_BY_USER:after']);
+    // A duplicated StockReturned changes nothing more.
+    expect(apply(s2.saga, returned()).decision.kind).toBe('ignore');
+  });
+
+  it('the cancel deadline re-sends ReturnStock and re-arms the refund until both are done', () => {
+    const a = apply(confirmedSaga(), cancel).saga;
+    const d1 = apply(a, { type: 'DeadlinePassed', id: id() });
+    expect(d1.commands).toEqual(['ReturnStock']);
+    expect(d1.saga.payment).toMatchObject({ step: 'REFUND', next_at: t0 });
+    const paid = run(a, refunded()).saga;
+    const d2 = apply(paid, { type: 'DeadlinePassed', id: id() });
+    expect(d2.commands).toEqual(['ReturnStock']);
+    expect(d2.saga.payment.step).toBeNull();
+    const stockBack = run(a, returned()).saga;
+    expect(apply(stockBack, { type: 'DeadlinePassed', id: id() }).commands).toEqual([]);
+  });
+
+  it('a return inventory cannot make (nothing committed) ends the cancel with its code', () => {
+    const a = run(confirmedSaga(), cancel, refunded(), {
+      type: 'StockReturnFailed',
+      id: id(),
+      code: 'INVENTORY.NOT_COMMITTED',
+    });
+    expect(a.saga).toMatchObject({
+      state: 'CANCELLED',
+      stock: { return: 'failed', failure: 'INVENTORY.NOT_COMMITTED' },
+    });
+    expect(a.commands).toEqual(['ReturnStock', 'OrderCancelled:CANCELLED_BY_USER:after']);
+  });
+
+  it('cancel while waiting for stock: released at once, cancelled before confirmation', () => {
+    const r = run(startSaga(t0, t), cancel);
+    expect(r.saga).toMatchObject({ state: 'CANCELLED', reason: 'CANCELLED_BY_USER', deadline: null });
+    expect(r.commands).toEqual(['ReleaseStock', 'OrderCancelled:CANCELLED_BY_USER:before']);
+    // The reservation that arrives afterwards is released again.
+    expect(run(r.saga, reserved()).commands).toEqual(['ReleaseStock']);
+  });
+
+  it('cancel while paying: void (or refund once capturing) and release', () => {
+    const authorizing = run(startSaga(t0, t), reserved()).saga;
+    const a = run(authorizing, cancel);
+    expect(a.saga).toMatchObject({
+      state: 'CANCELLING',
+      reason: 'CANCELLED_BY_USER',
+      payment: { step: 'VOID' },
+    });
+    expect(a.commands).toEqual(['ReleaseStock']);
+    expect(run(a.saga, voided()).commands).toEqual(['OrderCancelled:CANCELLED_BY_USER:before']);
+    const capturing = run(authorizing, authorized()).saga;
+    expect(run(capturing, cancel).saga.payment.step).toBe('REFUND');
+  });
+
+  it('cancel while committing is remembered: a commit becomes refund + return, never a confirmation', () => {
+    const a = apply(committingSaga(), cancel);
+    expect(a.saga).toMatchObject({ state: 'COMMITTING', cancel_requested: { at: t0, by: 'alice' } });
+    expect(a.commands).toEqual([]);
+    const c = apply(a.saga, committed());
+    expect(c.saga).toMatchObject({
+      state: 'CANCELLING',
+      reason: 'CANCELLED_BY_USER',
+      payment: { step: 'REFUND' },
+      stock: { return: 'pending' },
+      cancel_requested: null,
+    });
+    expect(c.commands).toEqual(['ReturnStock']);
+    const done = run(c.saga, refunded(), returned());
+    // Never confirmed: the cart reopens (after_confirmation false), the money and the units came back.
+    expect(done.commands).toEqual(['OrderCancelled:CANCELLED_BY_USER:before']);
+    // A failed commit keeps its own reason; the money still goes back.
+    const f = apply(a.saga, { type: 'StockCommitFailed', id: id(), code: 'INVENTORY.RESERVATION_EXPIRED' });
+    expect(f.saga).toMatchObject({
+      state: 'CANCELLING',
+      reason: 'COMMIT_FAILED',
+      payment: { step: 'REFUND' },
+    });
+  });
+});
