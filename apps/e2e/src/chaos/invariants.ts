@@ -35,7 +35,12 @@ interface OrderRow {
   saga: { state: string; reason: string | null; history: { to: string; at: Date }[] };
 }
 
-const TERMINAL = new Set(['CONFIRMED', 'CANCELLED']);
+/** The checkout saga ended: sold (and maybe handed to delivery since) or cancelled. */
+const TERMINAL = new Set(['CONFIRMED', 'DELIVERING', 'COMPLETED', 'CANCELLED']);
+/** Sold right now: its units are committed in inventory and its money captured (a cancel after confirmation returned both). */
+const SOLD = new Set(['CONFIRMED', 'DELIVERING', 'COMPLETED']);
+/** Confirmed at some point: its cart was ordered for good, even if the customer cancelled the order afterwards. */
+const everConfirmed = (o: OrderRow): boolean => o.saga.history.some((h) => h.to === 'CONFIRMED');
 const key = (productId: string, zone: string): string => `${productId.toLowerCase()}:${zone}`;
 const first = <T>(rows: T[]): T[] => rows.slice(0, 10);
 
@@ -108,7 +113,7 @@ export async function checkAll(input: CheckInput): Promise<{ results: InvariantR
   const confirmedUnits = new Map<string, number>();
   for (const rows of byCheckout.values()) {
     const o = rows[0];
-    if (o?.saga.state !== 'CONFIRMED') continue;
+    if (!o || !SOLD.has(o.saga.state)) continue;
     for (const l of o.items) confirmedUnits.set(key(l.product_id, o.zone), (confirmedUnits.get(key(l.product_id, o.zone)) ?? 0) + l.qty);
   }
   const stock = await input.inventory.collection<StockRow>('stock').find({}).toArray();
@@ -180,13 +185,13 @@ export async function checkAll(input: CheckInput): Promise<{ results: InvariantR
     const o = rows[0];
     if (!o) continue;
     const captured = (captures.get(o._id) ?? 0) > 0;
-    if (o.saga.state === 'CONFIRMED' && !captured) paymentOff.push({ order: o._id, state: o.saga.state, captured });
+    if (SOLD.has(o.saga.state) && !captured) paymentOff.push({ order: o._id, state: o.saga.state, captured });
     if (o.saga.state === 'CANCELLED' && captured && !refunds.has(o._id)) paymentOff.push({ order: o._id, state: o.saga.state, captured, refunded: false });
   }
   results.push({ name: '0 double captures', ok: doubleCaptures.length === 0, value: `${doubleCaptures.length} orders captured twice`, details: first(doubleCaptures) });
   results.push({ name: 'confirmed ⇔ charged (cancelled captures refunded)', ok: paymentOff.length === 0, value: `${paymentOff.length} orders off`, details: first(paymentOff) });
 
-  // 5. carts: confirmed → the cart is ordered by this checkout; cancelled → the cart is active again
+  // 5. carts: confirmed (even if cancelled since) → the cart is ordered by this checkout; cancelled before → active again
   const cartOff: unknown[] = [];
   for (const a of input.accepted) {
     const o = byCheckout.get(a.checkout_id)?.[0];
@@ -194,7 +199,7 @@ export async function checkAll(input: CheckInput): Promise<{ results: InvariantR
     const row = (await input.cassandra.execute(`SELECT status, checkout FROM ${input.cartsKeyspace}.carts WHERE cart_id = ?`, [a.cart_id], { prepare: true })).first();
     const status = row?.get('status') as string | undefined;
     const checkout = row?.get('checkout') ? (JSON.parse(row.get('checkout') as string) as { checkout_id?: string }) : null;
-    const want = o.saga.state === 'CONFIRMED' ? 'ordered' : 'active';
+    const want = everConfirmed(o) ? 'ordered' : 'active';
     const sameCheckout = want === 'active' || checkout?.checkout_id === a.checkout_id;
     if (status !== want || !sameCheckout) cartOff.push({ cart: a.cart_id, order: o._id, state: o.saga.state, cart_status: status ?? 'missing' });
   }

@@ -132,7 +132,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const terminalBudgetMs = Object.values(DEADLINES_MS).reduce((a, b) => a + b, 0) + longestOutageMs + 30_000;
     await waitFor(async () => {
       const orders = await ordersOf(s.db('orders'), storm.accepted);
-      return storm.accepted.every((a) => ['CONFIRMED', 'CANCELLED'].includes(orders.get(a.checkout_id)?.[0]?.saga.state ?? '')) || undefined;
+      return storm.accepted.every((a) => ['CONFIRMED', 'DELIVERING', 'COMPLETED', 'CANCELLED'].includes(orders.get(a.checkout_id)?.[0]?.saga.state ?? '')) || undefined;
     }, terminalBudgetMs + 60_000, 'every accepted checkout terminal').catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
     await waitFor(async () => (await s.relayCatalog()) === 0, 60_000, 'catalog outbox relayed').catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
     await s.drained(180_000).catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
