@@ -161,6 +161,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     }
     checked.results.push(catalogVerify(s));
     checked.results.push({ name: 'storm produced checkouts', ok: storm.accepted.length > 0 && storm.stats.accepted > opts.profile.stormSeconds / 10, value: `${storm.accepted.length} accepted`, details: [] });
+    const after = storm.stats.afterOrder;
+    // 409: the state did not allow it; 404: the order did not exist yet (its CheckoutRequested still on the way through a fault).
+    const afterOff = Object.keys(after).filter((k) => !/^(cancel 202|delivery 200|completion 200|\w+ 409 ORDERS\.(CANCEL_REFUSED|ILLEGAL_TRANSITION)|\w+ 404 ORDERS\.ORDER_NOT_FOUND)$/.test(k));
+    checked.results.push({
+      name: 'after-order actions answered as declared (cancels and deliveries took place)',
+      ok: afterOff.length === 0 && (after['cancel 202'] ?? 0) > 0 && (after['delivery 200'] ?? 0) > 0,
+      value: `${after['cancel 202'] ?? 0} cancels, ${after['delivery 200'] ?? 0} deliveries, ${after['completion 200'] ?? 0} completions; ${afterOff.length} unexpected answer kinds`,
+      details: afterOff.map((k) => ({ [k]: after[k] })),
+    });
     checked.results.push({ name: 'every planned fault injected', ok: faults.every((f) => !f.error) && faults.length === plan.length, value: `${faults.filter((f) => !f.error).length} of ${plan.length}`, details: faults.filter((f) => f.error) });
 
     const sorted = [...checked.terminalMs].sort((a, b) => a - b);
@@ -342,6 +351,7 @@ export function formatReport(r: ChaosReport): string {
   row('requests retried (instance down, paused, 5xx) / abandoned', `${r.storm.retried} / ${r.storm.abandoned}`);
   row('refused answers', JSON.stringify(r.storm.refused));
   row('price changes during the storm', String(r.storm.priceChanges));
+  row('after-order actions (cancel as owner, delivery/completion as operator)', JSON.stringify(r.storm.afterOrder ?? {}));
   lines.push('outcomes:');
   for (const [k, v] of Object.entries(r.outcomes).sort()) row(k, String(v));
   row('checkout → terminal p50 / p99 / max', `${r.checkout_to_terminal_s.p50} / ${r.checkout_to_terminal_s.p99} / ${r.checkout_to_terminal_s.max} s`);

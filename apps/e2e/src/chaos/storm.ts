@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { TestUser } from '@mw/testing';
 import type { Identity, ServiceName, Stack } from '../stack';
 import { Rng } from './rng';
 
@@ -29,6 +31,8 @@ export interface StormStats {
   /** Requests abandoned after every retry (the storm moves on). */
   abandoned: number;
   priceChanges: number;
+  /** After-order actions during the storm, by `<action> <status> [code]` (cancel as the owner, delivery as the operator). */
+  afterOrder: Record<string, number>;
 }
 
 interface Answer {
@@ -97,7 +101,7 @@ export class Http {
  */
 export class Storm {
   readonly accepted: AcceptedCheckout[] = [];
-  readonly stats: StormStats = { carts: 0, attempted: 0, accepted: 0, refused: {}, retried: 0, abandoned: 0, priceChanges: 0 };
+  readonly stats: StormStats = { carts: 0, attempted: 0, accepted: 0, refused: {}, retried: 0, abandoned: 0, priceChanges: 0, afterOrder: {} };
   private readonly http: Http;
 
   constructor(
@@ -112,7 +116,7 @@ export class Storm {
   /** Runs until `done()` says so (the storm lasts as long as the faults do). */
   async run(workers: number, done: () => boolean): Promise<void> {
     const loops = Array.from({ length: workers }, (_, i) => this.worker(i, this.rng.fork(), done));
-    loops.push(this.priceChanger(this.rng.fork(), done));
+    loops.push(this.priceChanger(this.rng.fork(), done), this.afterOrders(this.rng.fork(), done));
     await Promise.all(loops);
     this.stats.retried = this.http.retried;
   }
@@ -178,10 +182,58 @@ export class Storm {
     }
   }
 
+  /**
+   * Life after the order amid the faults: every few seconds an accepted checkout's order is either
+   * cancelled by its owner (refund + ReturnStock once confirmed; released while still pending) or
+   * handed to delivery by the operator, and later completed. Whatever the order's state, the answer
+   * is one the API declares (202/200, or 409 when the state does not allow it); the invariants then
+   * check from the databases that units came back and money was refunded exactly once.
+   */
+  private async afterOrders(rng: Rng, done: () => boolean): Promise<void> {
+    const delivering: string[] = [];
+    while (!done()) {
+      await sleep(rng.int(2000, 5000));
+      const candidates = this.accepted.filter((a) => Date.now() - a.accepted_at > 1500);
+      if (candidates.length === 0) continue;
+      const a = rng.pick(candidates);
+      const orderId = orderIdOf(a.checkout_id);
+      try {
+        const roll = rng.int(1, 10);
+        if (roll <= 5) {
+          const owner = this.ownerOf(a.user_id);
+          if (!owner) continue;
+          this.afterOrder('cancel', await this.http.call('orders', 'POST', `/orders/${orderId}/cancel`, undefined, {}, 60_000, owner));
+        } else if (roll <= 8 || delivering.length === 0) {
+          const r = await this.http.call('orders', 'POST', `/orders/${orderId}/delivery`, undefined, {}, 60_000, 'otto');
+          this.afterOrder('delivery', r);
+          if (r.status === 200) delivering.push(orderId);
+        } else {
+          const id = delivering.splice(rng.int(0, delivering.length - 1), 1)[0];
+          if (id) this.afterOrder('completion', await this.http.call('orders', 'POST', `/orders/${id}/completion`, undefined, {}, 60_000, 'otto'));
+        }
+      } catch (e) {
+        this.stats.abandoned++;
+        this.log(`[storm] after-order action on ${orderId}: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  private ownerOf(userId: string): TestUser | undefined {
+    return [...this.stack.customers, ...Object.values(this.stack.ruleUsers ?? {})].find((u) => u.id === userId);
+  }
+
+  private afterOrder(action: string, a: Answer): void {
+    const key = `${action} ${a.status}${a.status >= 300 ? ` ${String(a.body['code'] ?? '')}` : ''}`;
+    this.stats.afterOrder[key] = (this.stats.afterOrder[key] ?? 0) + 1;
+  }
+
   private refuse(step: string, a: Answer): void {
     const key = `${step} ${a.status} ${String(a.body['code'] ?? '')}`.trim();
     this.stats.refused[key] = (this.stats.refused[key] ?? 0) + 1;
   }
 }
+
+/** The order of a checkout: orders derives its id from the checkout id (ADR 0050), so a redelivered checkout maps to the same order. */
+export const orderIdOf = (checkoutId: string): string => createHash('sha256').update(`order:${checkoutId}`).digest('hex').slice(0, 24);
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
