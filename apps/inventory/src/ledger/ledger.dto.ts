@@ -17,7 +17,12 @@ export const LedgerEntryView = z.object({
   product_id: ProductId,
   zone: z.string(),
   kind: z.enum(LEDGER_KINDS),
-  qty: z.number().int().meta({ description: 'Units moved; positive, except `adjust`, whose sign is the direction of the correction' }),
+  qty: z
+    .number()
+    .int()
+    .meta({
+      description: 'Units moved; positive, except `adjust`, whose sign is the direction of the correction',
+    }),
   order_id: z.string().optional().meta({ description: 'The order of a reserve, release, expire or commit' }),
   reason: z.string().optional().meta({ description: 'The reason of a restock or adjust' }),
   at: IsoDateTime,
@@ -47,7 +52,13 @@ export const ledgerEntryExample: LedgerEntryView = {
   at: '2026-03-14T09:26:53.589Z',
 };
 
-const Counters = z.object({ available: z.number().int(), reserved: z.number().int(), committed: z.number().int(), received: z.number().int(), adjusted: z.number().int() });
+const Counters = z.object({
+  available: z.number().int(),
+  reserved: z.number().int(),
+  committed: z.number().int(),
+  received: z.number().int(),
+  adjusted: z.number().int(),
+});
 
 /** `checkInvariant`'s report of one (product, zone). */
 const InvariantReportView = z.object({
@@ -57,7 +68,10 @@ const InvariantReportView = z.object({
   counters: Counters.meta({ description: 'What the stock document says' }),
   from_ledger: Counters.meta({ description: 'The replay of its ledger' }),
   held: Count.meta({ description: 'Units of the open holds on the document' }),
-  sales: z.object({ sold: Count, applying: Count }).optional().meta({ description: 'Units of committed reservations, and of those not yet applied to the document' }),
+  sales: z
+    .object({ sold: Count, applying: Count })
+    .optional()
+    .meta({ description: 'Units of committed reservations, and of those not yet applied to the document' }),
   problems: z.array(z.string()),
 });
 

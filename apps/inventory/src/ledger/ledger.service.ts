@@ -2,7 +2,15 @@ import { ClientSession, Db } from 'mongodb';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { StockDoc, heldQty, holdOf } from '../stock/stock';
 import { STOCK } from '../stock/stock.repository';
-import { InvariantReport, LedgerKind, checkInvariant, effectOf, addCounters, zeroCounters, StockCounters } from './ledger';
+import {
+  InvariantReport,
+  LedgerKind,
+  checkInvariant,
+  effectOf,
+  addCounters,
+  zeroCounters,
+  StockCounters,
+} from './ledger';
 import { LedgerRepository } from './ledger.repository';
 
 /**
@@ -17,8 +25,14 @@ export class LedgerService {
     private readonly reservations: ReservationsRepository,
   ) {}
 
-  async check(filter: { product_id?: string; zone?: string }, limit = 1000): Promise<{ ok: boolean; checked: number; failures: InvariantReport[] }> {
-    const query = { ...(filter.product_id ? { product_id: filter.product_id.toLowerCase() } : {}), ...(filter.zone ? { zone: filter.zone } : {}) };
+  async check(
+    filter: { product_id?: string; zone?: string },
+    limit = 1000,
+  ): Promise<{ ok: boolean; checked: number; failures: InvariantReport[] }> {
+    const query = {
+      ...(filter.product_id ? { product_id: filter.product_id.toLowerCase() } : {}),
+      ...(filter.zone ? { zone: filter.zone } : {}),
+    };
     // One snapshot for every read: the flusher moves entries from the documents to the ledger while
     // we read, and reads at different moments would count an entry twice or not at all.
     const session = this.db.client.startSession({ snapshot: true });
@@ -40,13 +54,31 @@ export class LedgerService {
     const sums = await this.ledger.sums(doc.product_id, doc.zone, session);
     // Entries still pending in the document count too, unless the flusher already copied them.
     const pending = doc._ledger ?? [];
-    const copied = await this.ledger.existing(pending.map((e) => e._id), session);
+    const copied = await this.ledger.existing(
+      pending.map((e) => e._id),
+      session,
+    );
     for (const e of pending) if (!copied.has(e._id)) sums.set(e.kind, (sums.get(e.kind) ?? 0) + e.qty);
-    const fromLedger = [...sums].reduce<StockCounters>((acc, [kind, qty]: [LedgerKind, number]) => addCounters(acc, effectOf(kind, qty)), zeroCounters);
-    const counters: StockCounters = { available: doc.available, reserved: doc.reserved, committed: doc.committed, received: doc.received, adjusted: doc.adjusted };
+    const fromLedger = [...sums].reduce<StockCounters>(
+      (acc, [kind, qty]: [LedgerKind, number]) => addCounters(acc, effectOf(kind, qty)),
+      zeroCounters,
+    );
+    const counters: StockCounters = {
+      available: doc.available,
+      reserved: doc.reserved,
+      committed: doc.committed,
+      received: doc.received,
+      adjusted: doc.adjusted,
+    };
     const sales = await this.reservations.sales(doc.product_id, doc.zone, session);
     // A sale whose commit is not yet applied here is still a hold on the document, not yet `committed`.
     const applying = sales.applying.filter((s) => holdOf(doc, s.order_id)).reduce((n, s) => n + s.qty, 0);
-    return checkInvariant({ product_id: doc.product_id, zone: doc.zone }, counters, heldQty(doc), fromLedger, { sold: sales.units, applying });
+    return checkInvariant(
+      { product_id: doc.product_id, zone: doc.zone },
+      counters,
+      heldQty(doc),
+      fromLedger,
+      { sold: sales.units, applying },
+    );
   }
 }

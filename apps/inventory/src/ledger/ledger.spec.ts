@@ -28,7 +28,12 @@ describe('ledger invariant', () => {
   it('flags negative available and a reserved counter that does not match the open holds', () => {
     const counters = { available: -1, reserved: 3, committed: 0, received: 2, adjusted: 0 };
     const report = checkInvariant(id, counters, 2, counters);
-    expect(report.problems).toEqual(expect.arrayContaining([expect.stringMatching(/available is negative/), expect.stringMatching(/open holds sum to 2/)]));
+    expect(report.problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/available is negative/),
+        expect.stringMatching(/open holds sum to 2/),
+      ]),
+    );
   });
 
   it('flags a broken conservation law even when the ledger agrees', () => {
@@ -37,15 +42,28 @@ describe('ledger invariant', () => {
   });
 
   it('flags a double sale that the counters and the ledger agree on: committed above the units of committed reservations', () => {
-    const counters = replay([{ kind: 'restock', qty: 10 }, { kind: 'reserve', qty: 2 }, { kind: 'commit', qty: 2 }, { kind: 'reserve', qty: 2 }, { kind: 'commit', qty: 2 }]);
+    const counters = replay([
+      { kind: 'restock', qty: 10 },
+      { kind: 'reserve', qty: 2 },
+      { kind: 'commit', qty: 2 },
+      { kind: 'reserve', qty: 2 },
+      { kind: 'commit', qty: 2 },
+    ]);
     const report = checkInvariant(id, counters, 0, counters, { sold: 2, applying: 0 });
     expect(report.ok).toBe(false);
     expect(report.problems).toEqual(['committed = 4 but committed reservations sum to 2']);
   });
 
   it('counts a sale whose commit is not yet applied as still held, not as committed', () => {
-    const counters = replay([{ kind: 'restock', qty: 10 }, { kind: 'reserve', qty: 2 }, { kind: 'reserve', qty: 3 }, { kind: 'commit', qty: 2 }]);
+    const counters = replay([
+      { kind: 'restock', qty: 10 },
+      { kind: 'reserve', qty: 2 },
+      { kind: 'reserve', qty: 3 },
+      { kind: 'commit', qty: 2 },
+    ]);
     expect(checkInvariant(id, counters, 3, counters, { sold: 5, applying: 3 }).ok).toBe(true);
-    expect(checkInvariant(id, counters, 3, counters, { sold: 5, applying: 0 }).problems).toEqual(['committed = 2 but committed reservations sum to 5']);
+    expect(checkInvariant(id, counters, 3, counters, { sold: 5, applying: 0 }).problems).toEqual([
+      'committed = 2 but committed reservations sum to 5',
+    ]);
   });
 });

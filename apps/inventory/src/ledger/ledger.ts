@@ -30,7 +30,13 @@ export interface StockCounters {
   readonly adjusted: number;
 }
 
-export const zeroCounters: StockCounters = { available: 0, reserved: 0, committed: 0, received: 0, adjusted: 0 };
+export const zeroCounters: StockCounters = {
+  available: 0,
+  reserved: 0,
+  committed: 0,
+  received: 0,
+  adjusted: 0,
+};
 
 /** How one movement changes the counters. */
 export function effectOf(kind: LedgerKind, qty: number): StockCounters {
@@ -106,11 +112,22 @@ export function checkInvariant(
     problems.push(`committed = ${committed} but committed reservations sum to ${sales.sold}${applying}`);
   }
   if (available + reserved + committed !== received + adjusted) {
-    problems.push(`available + reserved + committed = ${available + reserved + committed} but received − adjustments = ${received + adjusted}`);
+    problems.push(
+      `available + reserved + committed = ${available + reserved + committed} but received − adjustments = ${received + adjusted}`,
+    );
   }
   if (reserved !== held) problems.push(`reserved = ${reserved} but open holds sum to ${held}`);
   for (const k of Object.keys(counters) as (keyof StockCounters)[]) {
-    if (counters[k] !== fromLedger[k]) problems.push(`${k} = ${counters[k]} but the ledger says ${fromLedger[k]}`);
+    if (counters[k] !== fromLedger[k])
+      problems.push(`${k} = ${counters[k]} but the ledger says ${fromLedger[k]}`);
   }
-  return { ...id, ok: problems.length === 0, counters, from_ledger: fromLedger, held, ...(sales ? { sales } : {}), problems };
+  return {
+    ...id,
+    ok: problems.length === 0,
+    counters,
+    from_ledger: fromLedger,
+    held,
+    ...(sales ? { sales } : {}),
+    problems,
+  };
 }

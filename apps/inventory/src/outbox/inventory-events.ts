@@ -1,7 +1,13 @@
 import { createMessage, OutgoingMessage, PayloadOf } from '@mw/contracts';
 import { outgoingTrace } from '@mw/platform';
 
-type EventType = 'StockReserved' | 'StockRejected' | 'StockReleased' | 'StockCommitted' | 'StockCommitFailed' | 'StockLevelChanged';
+type EventType =
+  | 'StockReserved'
+  | 'StockRejected'
+  | 'StockReleased'
+  | 'StockCommitted'
+  | 'StockCommitFailed'
+  | 'StockLevelChanged';
 
 /**
  * Builds validated inventory.events.v1 messages for the outbox, in the current trace

@@ -19,10 +19,17 @@ export class CommandsHandler {
     const salvaged = salvageReserve(record);
     if (salvaged) {
       const e = salvaged.envelope;
-      const problem = validateReserve(salvaged, this.limits) ?? { code: 'INVENTORY.INVALID_COMMAND' as const, message: 'payload breaks the ReserveStock contract' };
-      this.logger.warn({ offset: record.offset, order_id: salvaged.order_id, code: problem.code }, 'invalid ReserveStock answered with StockRejected');
-      return runWithTrace({ correlation_id: e.correlation_id, causation_id: e.causation_id, message_id: e.id }, () =>
-        this.service.rejectInvalid(salvaged.order_id, salvaged.zone, problem),
+      const problem = validateReserve(salvaged, this.limits) ?? {
+        code: 'INVENTORY.INVALID_COMMAND' as const,
+        message: 'payload breaks the ReserveStock contract',
+      };
+      this.logger.warn(
+        { offset: record.offset, order_id: salvaged.order_id, code: problem.code },
+        'invalid ReserveStock answered with StockRejected',
+      );
+      return runWithTrace(
+        { correlation_id: e.correlation_id, causation_id: e.causation_id, message_id: e.id },
+        () => this.service.rejectInvalid(salvaged.order_id, salvaged.zone, problem),
       );
     }
     await this.runner.run('inventory.commands.v1', record, (envelope) => this.dispatch(envelope));

@@ -74,39 +74,70 @@ export function validateReserve(
   limits: ReserveLimits,
 ): Problem | null {
   if (typeof cmd.zone !== 'string' || !limits.zones.includes(cmd.zone)) {
-    return { code: 'INVENTORY.UNKNOWN_ZONE', message: `zone ${String(cmd.zone).slice(0, 20)} is not served (zones: ${limits.zones.join(', ')})` };
+    return {
+      code: 'INVENTORY.UNKNOWN_ZONE',
+      message: `zone ${String(cmd.zone).slice(0, 20)} is not served (zones: ${limits.zones.join(', ')})`,
+    };
   }
-  if (cmd.lines.length === 0) return { code: 'INVENTORY.INVALID_COMMAND', message: 'lines must not be empty' };
+  if (cmd.lines.length === 0)
+    return { code: 'INVENTORY.INVALID_COMMAND', message: 'lines must not be empty' };
   if (cmd.lines.length > limits.maxLines) {
-    return { code: 'INVENTORY.TOO_MANY_LINES', message: `${cmd.lines.length} lines, at most ${limits.maxLines}` };
+    return {
+      code: 'INVENTORY.TOO_MANY_LINES',
+      message: `${cmd.lines.length} lines, at most ${limits.maxLines}`,
+    };
   }
   const seen = new Set<string>();
   for (const [i, line] of cmd.lines.entries()) {
     if (typeof line.product_id !== 'string' || !OBJECT_ID.test(line.product_id)) {
-      return { code: 'INVENTORY.INVALID_COMMAND', message: `lines.${i}.product_id must be a 24-character hex ObjectId` };
+      return {
+        code: 'INVENTORY.INVALID_COMMAND',
+        message: `lines.${i}.product_id must be a 24-character hex ObjectId`,
+      };
     }
     if (typeof line.qty !== 'number' || !Number.isInteger(line.qty) || line.qty <= 0) {
       return { code: 'INVENTORY.INVALID_COMMAND', message: `lines.${i}.qty must be a positive whole number` };
     }
     if (line.qty > limits.maxQtyPerLine) {
-      return { code: 'INVENTORY.QTY_LIMIT_EXCEEDED', message: `lines.${i}.qty ${line.qty} exceeds the limit ${limits.maxQtyPerLine}` };
+      return {
+        code: 'INVENTORY.QTY_LIMIT_EXCEEDED',
+        message: `lines.${i}.qty ${line.qty} exceeds the limit ${limits.maxQtyPerLine}`,
+      };
     }
     const id = line.product_id.toLowerCase();
-    if (seen.has(id)) return { code: 'INVENTORY.INVALID_COMMAND', message: `lines.${i}.product_id repeats a product; send one line per product` };
+    if (seen.has(id))
+      return {
+        code: 'INVENTORY.INVALID_COMMAND',
+        message: `lines.${i}.product_id repeats a product; send one line per product`,
+      };
     seen.add(id);
   }
-  if (typeof cmd.hold_seconds !== 'number' || !Number.isInteger(cmd.hold_seconds) || cmd.hold_seconds < 1 || cmd.hold_seconds > 86_400) {
-    return { code: 'INVENTORY.INVALID_COMMAND', message: 'hold_seconds must be a whole number of seconds in 1..86400' };
+  if (
+    typeof cmd.hold_seconds !== 'number' ||
+    !Number.isInteger(cmd.hold_seconds) ||
+    cmd.hold_seconds < 1 ||
+    cmd.hold_seconds > 86_400
+  ) {
+    return {
+      code: 'INVENTORY.INVALID_COMMAND',
+      message: 'hold_seconds must be a whole number of seconds in 1..86400',
+    };
   }
   return null;
 }
 
 /** Lines in a stable order (by product id) so concurrent orders touch documents in the same order. */
 export function normalizeLines(lines: readonly Line[]): Line[] {
-  return lines.map((l) => ({ product_id: l.product_id.toLowerCase(), qty: l.qty })).sort((a, b) => a.product_id.localeCompare(b.product_id));
+  return lines
+    .map((l) => ({ product_id: l.product_id.toLowerCase(), qty: l.qty }))
+    .sort((a, b) => a.product_id.localeCompare(b.product_id));
 }
 
-export function newReservation(cmd: { order_id: string; zone: string; lines: readonly Line[] }, expiresAt: Date, now: Date): ReservationDoc {
+export function newReservation(
+  cmd: { order_id: string; zone: string; lines: readonly Line[] },
+  expiresAt: Date,
+  now: Date,
+): ReservationDoc {
   return {
     _id: cmd.order_id.toLowerCase(),
     zone: cmd.zone,
@@ -140,7 +171,9 @@ export function decideFailedCommit(doc: ReservationDoc | null, now: Date): Commi
       return { kind: 'in-progress' };
     case 'reserved':
       // The conditional commit failed although reserved: the hold is past its expiry.
-      return doc.expires_at.getTime() <= now.getTime() ? { kind: 'expire-then-fail' } : { kind: 'in-progress' };
+      return doc.expires_at.getTime() <= now.getTime()
+        ? { kind: 'expire-then-fail' }
+        : { kind: 'in-progress' };
     case 'released':
       return { kind: 'fail', code: 'INVENTORY.RESERVATION_RELEASED', tombstone: false };
     case 'expired':
@@ -151,7 +184,8 @@ export function decideFailedCommit(doc: ReservationDoc | null, now: Date): Commi
 }
 
 /** Ledger kind used when undoing the holds of an order in this status. */
-export const undoKindOf = (status: ReservationStatus): 'expire' | 'release' => (status === 'expired' ? 'expire' : 'release');
+export const undoKindOf = (status: ReservationStatus): 'expire' | 'release' =>
+  status === 'expired' ? 'expire' : 'release';
 
 /** Statuses whose holds must be returned to `available`. */
 export const isClosedWithoutSale = (status: ReservationStatus): boolean =>
@@ -163,7 +197,10 @@ export const isClosedWithoutSale = (status: ReservationStatus): boolean =>
  * resume — never an expiry already past. Documents older than `hold_ms` fall back to the span
  * between their claim and their first expiry.
  */
-export function resumedExpiry(doc: Pick<ReservationDoc, 'expires_at' | 'created_at' | 'hold_ms'>, now: Date): Date {
+export function resumedExpiry(
+  doc: Pick<ReservationDoc, 'expires_at' | 'created_at' | 'hold_ms'>,
+  now: Date,
+): Date {
   const holdMs = doc.hold_ms ?? Math.max(0, doc.expires_at.getTime() - doc.created_at.getTime());
   return new Date(now.getTime() + Math.max(1000, holdMs));
 }

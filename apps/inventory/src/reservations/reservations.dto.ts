@@ -5,12 +5,21 @@ import type { ReservationDoc, ReservationStatus } from './reservation';
 
 export const ReservationParams = z.strictObject({ orderId: ObjectIdHex });
 
-const STATUSES = ['reserving', 'reserved', 'rejected', 'released', 'expired', 'committed'] as const satisfies readonly ReservationStatus[];
+const STATUSES = [
+  'reserving',
+  'reserved',
+  'rejected',
+  'released',
+  'expired',
+  'committed',
+] as const satisfies readonly ReservationStatus[];
 
 /** What a client sees of an order's reservation: its state and the answer it was given. */
 export const ReservationView = z.object({
   order_id: z.string(),
-  zone: z.string().meta({ description: 'Empty for an order never reserved (a release or commit came first)' }),
+  zone: z
+    .string()
+    .meta({ description: 'Empty for an order never reserved (a release or commit came first)' }),
   lines: z.array(z.object({ product_id: z.string(), qty: Count })),
   status: z.enum(STATUSES),
   expires_at: IsoDateTime.meta({ description: 'When the holds of a reserved order expire' }),
@@ -23,7 +32,9 @@ export const ReservationView = z.object({
     .optional()
     .meta({ description: 'Why the reservation was rejected' }),
   release_reason: z.enum(['compensation', 'expired', 'cancelled']).optional(),
-  commit_failure: Inventory.StockRejectionCode.optional().meta({ description: 'The code of the StockCommitFailed answered to a commit' }),
+  commit_failure: Inventory.StockRejectionCode.optional().meta({
+    description: 'The code of the StockCommitFailed answered to a commit',
+  }),
   created_at: IsoDateTime,
   updated_at: IsoDateTime,
 });

@@ -1,4 +1,12 @@
-import { ClientSession, Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
+import {
+  ClientSession,
+  Collection,
+  Db,
+  Filter,
+  MongoServerError,
+  ReadPreference,
+  UpdateFilter,
+} from 'mongodb';
 import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush, toOutboxEntries } from '@mw/messaging';
 import { PendingWork, RejectionCode, ReservationDoc, ReservationStatus } from './reservation';
@@ -30,17 +38,39 @@ export class ReservationsRepository {
    * sale is still being applied to the stock document (`pending: 'commit'`), with their units.
    * `session`: the snapshot the ledger check reads everything in.
    */
-  async sales(productId: string, zone: string, session?: ClientSession): Promise<{ units: number; applying: { order_id: string; qty: number }[] }> {
+  async sales(
+    productId: string,
+    zone: string,
+    session?: ClientSession,
+  ): Promise<{ units: number; applying: { order_id: string; qty: number }[] }> {
     const opts = { readPreference: ReadPreference.primary, ...(session ? { session } : {}) };
     const match = { 'lines.product_id': productId, zone, status: 'committed' as const };
     const [sum] = await this.coll
-      .aggregate<{ units: number }>([{ $match: match }, { $unwind: '$lines' }, { $match: { 'lines.product_id': productId } }, { $group: { _id: null, units: { $sum: '$lines.qty' } } }], { ...opts, hint: 'committed_lines' })
+      .aggregate<{ units: number }>(
+        [
+          { $match: match },
+          { $unwind: '$lines' },
+          { $match: { 'lines.product_id': productId } },
+          { $group: { _id: null, units: { $sum: '$lines.qty' } } },
+        ],
+        { ...opts, hint: 'committed_lines' },
+      )
       .toArray();
     const applying = await this.coll
       // Hinted: `pending_work` would also answer, but scans the pending commits of every product.
-      .find({ ...match, pending: 'commit' }, { ...opts, hint: 'committed_lines', projection: { lines: { $elemMatch: { product_id: productId } } } })
+      .find(
+        { ...match, pending: 'commit' },
+        {
+          ...opts,
+          hint: 'committed_lines',
+          projection: { lines: { $elemMatch: { product_id: productId } } },
+        },
+      )
       .toArray();
-    return { units: sum?.units ?? 0, applying: applying.map((d) => ({ order_id: d._id, qty: d.lines[0]?.qty ?? 0 })) };
+    return {
+      units: sum?.units ?? 0,
+      applying: applying.map((d) => ({ order_id: d._id, qty: d.lines[0]?.qty ?? 0 })),
+    };
   }
 
   /** Inserts the order's document, or returns the one a previous delivery created. */
@@ -74,22 +104,34 @@ export class ReservationsRepository {
   async transition(
     orderId: string,
     from: readonly ReservationStatus[],
-    set: { status: ReservationStatus; pending?: PendingWork } & Partial<Pick<ReservationDoc, 'rejection' | 'release_reason' | 'expires_at'>>,
+    set: { status: ReservationStatus; pending?: PendingWork } & Partial<
+      Pick<ReservationDoc, 'rejection' | 'release_reason' | 'expires_at'>
+    >,
     message: OutgoingMessage,
     extra: Filter<ReservationDoc> = {},
   ): Promise<boolean> {
-    const res = await this.coll.updateOne({ ...extra, _id: orderId, status: { $in: [...from] } } as Filter<ReservationDoc>, {
-      $set: { ...set, updated_at: new Date() },
-      ...outboxPush([message]),
-    } as UpdateFilter<ReservationDoc>);
+    const res = await this.coll.updateOne(
+      { ...extra, _id: orderId, status: { $in: [...from] } } as Filter<ReservationDoc>,
+      {
+        $set: { ...set, updated_at: new Date() },
+        ...outboxPush([message]),
+      } as UpdateFilter<ReservationDoc>,
+    );
     return res.modifiedCount === 1;
   }
 
   /** Records the answer to a CommitStock of a closed reservation, once. */
   async markCommitFailure(orderId: string, code: RejectionCode, message: OutgoingMessage): Promise<boolean> {
     const res = await this.coll.updateOne(
-      { _id: orderId, status: { $in: ['released', 'expired', 'rejected'] }, commit_failure: { $exists: false } },
-      { $set: { commit_failure: code, updated_at: new Date() }, ...outboxPush([message]) } as UpdateFilter<ReservationDoc>,
+      {
+        _id: orderId,
+        status: { $in: ['released', 'expired', 'rejected'] },
+        commit_failure: { $exists: false },
+      },
+      {
+        $set: { commit_failure: code, updated_at: new Date() },
+        ...outboxPush([message]),
+      } as UpdateFilter<ReservationDoc>,
     );
     return res.modifiedCount === 1;
   }
@@ -98,22 +140,32 @@ export class ReservationsRepository {
   async markReleaseAnswered(orderId: string, message: OutgoingMessage): Promise<boolean> {
     const res = await this.coll.updateOne(
       { _id: orderId, status: 'rejected', release_answered: { $exists: false } },
-      { $set: { release_answered: true, updated_at: new Date() }, ...outboxPush([message]) } as UpdateFilter<ReservationDoc>,
+      {
+        $set: { release_answered: true, updated_at: new Date() },
+        ...outboxPush([message]),
+      } as UpdateFilter<ReservationDoc>,
     );
     return res.modifiedCount === 1;
   }
 
   /** Answers a ReserveStock that arrived after a release/commit had already closed the order, once. */
-  async rejectLateReserve(orderId: string, rejection: NonNullable<ReservationDoc['rejection']>, message: OutgoingMessage): Promise<boolean> {
-    const res = await this.coll.updateOne(
-      { _id: orderId, tombstone: true, rejection: { $exists: false } },
-      { $set: { rejection, updated_at: new Date() }, ...outboxPush([message]) } as UpdateFilter<ReservationDoc>,
-    );
+  async rejectLateReserve(
+    orderId: string,
+    rejection: NonNullable<ReservationDoc['rejection']>,
+    message: OutgoingMessage,
+  ): Promise<boolean> {
+    const res = await this.coll.updateOne({ _id: orderId, tombstone: true, rejection: { $exists: false } }, {
+      $set: { rejection, updated_at: new Date() },
+      ...outboxPush([message]),
+    } as UpdateFilter<ReservationDoc>);
     return res.modifiedCount === 1;
   }
 
   async clearPending(orderId: string, pending: PendingWork): Promise<void> {
-    await this.coll.updateOne({ _id: orderId, pending }, { $unset: { pending: '' }, $set: { updated_at: new Date() } });
+    await this.coll.updateOne(
+      { _id: orderId, pending },
+      { $unset: { pending: '' }, $set: { updated_at: new Date() } },
+    );
   }
 
   get(orderId: string): Promise<ReservationDoc | null> {
@@ -121,19 +173,39 @@ export class ReservationsRepository {
   }
 
   findMany(orderIds: readonly string[]): Promise<ReservationDoc[]> {
-    return this.coll.find({ _id: { $in: [...orderIds] } }, { ...primary, projection: { _outbox: 0 } }).toArray();
+    return this.coll
+      .find({ _id: { $in: [...orderIds] } }, { ...primary, projection: { _outbox: 0 } })
+      .toArray();
   }
 
   expiredReserved(now: Date, limit: number): Promise<ReservationDoc[]> {
     // Hinted (here and below): with few documents the planner may pick the other `status_*` index and scan every order of the status.
-    return this.coll.find({ status: 'reserved', expires_at: { $lte: now } }, { ...primary, hint: 'status_expiry', projection: { _outbox: 0 } }).limit(limit).toArray();
+    return this.coll
+      .find(
+        { status: 'reserved', expires_at: { $lte: now } },
+        { ...primary, hint: 'status_expiry', projection: { _outbox: 0 } },
+      )
+      .limit(limit)
+      .toArray();
   }
 
   stalePending(before: Date, limit: number): Promise<ReservationDoc[]> {
-    return this.coll.find({ pending: { $in: ['undo', 'commit'] }, updated_at: { $lt: before } }, { ...primary, projection: { _outbox: 0 } }).limit(limit).toArray();
+    return this.coll
+      .find(
+        { pending: { $in: ['undo', 'commit'] }, updated_at: { $lt: before } },
+        { ...primary, projection: { _outbox: 0 } },
+      )
+      .limit(limit)
+      .toArray();
   }
 
   staleReserving(before: Date, limit: number): Promise<ReservationDoc[]> {
-    return this.coll.find({ status: 'reserving', updated_at: { $lt: before } }, { ...primary, hint: 'status_updated', projection: { _outbox: 0 } }).limit(limit).toArray();
+    return this.coll
+      .find(
+        { status: 'reserving', updated_at: { $lt: before } },
+        { ...primary, hint: 'status_updated', projection: { _outbox: 0 } },
+      )
+      .limit(limit)
+      .toArray();
   }
 }

@@ -53,25 +53,42 @@ export class ReservationsService {
   }
 
   private async rejectIfShortNow(doc: ReservationDoc): Promise<boolean> {
-    const stockDocs = await this.stock.findMany(doc.lines.map((l) => l.product_id), doc.zone);
+    const stockDocs = await this.stock.findMany(
+      doc.lines.map((l) => l.product_id),
+      doc.zone,
+    );
     const byProduct = new Map(stockDocs.map((d) => [d.product_id, d]));
     const shortages: (Shortage & { unknown: boolean })[] = [];
     for (const line of doc.lines) {
       const d = byProduct.get(line.product_id);
       if (d && holdOf(d, doc._id)) continue; // a redelivery of an order already holding this line
-      if (!d || d.available < line.qty) shortages.push({ product_id: line.product_id, requested: line.qty, available: d?.available ?? 0, unknown: !d });
+      if (!d || d.available < line.qty)
+        shortages.push({
+          product_id: line.product_id,
+          requested: line.qty,
+          available: d?.available ?? 0,
+          unknown: !d,
+        });
     }
     if (shortages.length === 0) return false;
-    const rejection = { code: rejectionCodeOf(shortages), shortages: shortages.map(({ unknown: _u, ...s }) => s) };
+    const rejection = {
+      code: rejectionCodeOf(shortages),
+      shortages: shortages.map(({ unknown: _u, ...s }) => s),
+    };
     const rejected = this.events.build('StockRejected', { order_id: doc._id, ...rejection });
-    if (!(await this.reservations.insertClosed({ ...doc, status: 'rejected', rejection }, rejected))) return false; // the order exists: usual path
+    if (!(await this.reservations.insertClosed({ ...doc, status: 'rejected', rejection }, rejected)))
+      return false; // the order exists: usual path
     this.outbox.nudge();
     return true;
   }
 
   /** A ReserveStock overtaken by the order's ReleaseStock/CommitStock (reordering): rejected once, nothing held. */
   private async rejectLate(orderId: string): Promise<void> {
-    const rejection = { code: 'INVENTORY.RESERVATION_RELEASED' as const, message: 'the order was released before it was reserved', shortages: [] };
+    const rejection = {
+      code: 'INVENTORY.RESERVATION_RELEASED' as const,
+      message: 'the order was released before it was reserved',
+      shortages: [],
+    };
     const rejected = this.events.build('StockRejected', { order_id: orderId, ...rejection });
     if (await this.reservations.rejectLateReserve(orderId, rejection, rejected)) this.outbox.nudge();
   }
@@ -88,7 +105,10 @@ export class ReservationsService {
     for (const line of doc.lines) {
       const outcome = await this.stock.hold(doc.zone, line, doc._id, expiresAt);
       if ('settled' in outcome) {
-        this.logger.warn({ order_id: doc._id, product_id: line.product_id, settled: outcome.settled }, 'stale reservation work stopped: the order is already settled');
+        this.logger.warn(
+          { order_id: doc._id, product_id: line.product_id, settled: outcome.settled },
+          'stale reservation work stopped: the order is already settled',
+        );
         return this.reconcile(doc._id);
       }
       // A fresh order short on its first line holds nothing: no undo work (saves round trips on a sold-out product).
@@ -101,14 +121,29 @@ export class ReservationsService {
       lines: doc.lines,
       expires_at: expiresAt.toISOString(),
     });
-    if (await this.reservations.transition(doc._id, ['reserving'], { status: 'reserved', expires_at: expiresAt }, reserved)) return this.outbox.nudge();
+    if (
+      await this.reservations.transition(
+        doc._id,
+        ['reserving'],
+        { status: 'reserved', expires_at: expiresAt },
+        reserved,
+      )
+    )
+      return this.outbox.nudge();
     await this.reconcile(doc._id); // someone else finalized (a release overtook us, or a resumed copy)
   }
 
   async release(orderId: string, attempt = 0): Promise<void> {
     const id = orderId.toLowerCase();
     const released = this.events.build('StockReleased', { order_id: id, reason: 'compensation' });
-    if (await this.reservations.transition(id, ['reserved', 'reserving'], { status: 'released', pending: 'undo', release_reason: 'compensation' }, released)) {
+    if (
+      await this.reservations.transition(
+        id,
+        ['reserved', 'reserving'],
+        { status: 'released', pending: 'undo', release_reason: 'compensation' },
+        released,
+      )
+    ) {
       this.outbox.nudge();
       return this.settle(id);
     }
@@ -120,8 +155,10 @@ export class ReservationsService {
       if (attempt < 2) return this.release(id, attempt + 1); // a reservation was created meanwhile
       return;
     }
-    if (doc.status === 'rejected' && (await this.reservations.markReleaseAnswered(id, released))) return this.outbox.nudge();
-    if (doc.status === 'committed') this.logger.warn({ order_id: id }, 'ReleaseStock after CommitStock ignored: the sale is final');
+    if (doc.status === 'rejected' && (await this.reservations.markReleaseAnswered(id, released)))
+      return this.outbox.nudge();
+    if (doc.status === 'committed')
+      this.logger.warn({ order_id: id }, 'ReleaseStock after CommitStock ignored: the sale is final');
     if (doc.pending) await this.settle(id); // finish work a crash left behind; otherwise a duplicate
   }
 
@@ -129,7 +166,15 @@ export class ReservationsService {
     const id = orderId.toLowerCase();
     const now = new Date();
     const committed = this.events.build('StockCommitted', { order_id: id });
-    if (await this.reservations.transition(id, ['reserved'], { status: 'committed', pending: 'commit' }, committed, { expires_at: { $gt: now } })) {
+    if (
+      await this.reservations.transition(
+        id,
+        ['reserved'],
+        { status: 'committed', pending: 'commit' },
+        committed,
+        { expires_at: { $gt: now } },
+      )
+    ) {
       this.outbox.nudge();
       return this.settle(id);
     }
@@ -140,15 +185,27 @@ export class ReservationsService {
         if (doc?.pending) await this.settle(id);
         return;
       case 'in-progress':
-        throw new AppError('INVENTORY.RESERVATION_IN_PROGRESS', 'unavailable', `order ${id} is still being reserved; retrying`);
+        throw new AppError(
+          'INVENTORY.RESERVATION_IN_PROGRESS',
+          'unavailable',
+          `order ${id} is still being reserved; retrying`,
+        );
       case 'expire-then-fail':
         await this.expire(id, now);
-        if (attempt > 2) throw new AppError('INVENTORY.RESERVATION_IN_PROGRESS', 'unavailable', `order ${id} changed during commit; retrying`);
+        if (attempt > 2)
+          throw new AppError(
+            'INVENTORY.RESERVATION_IN_PROGRESS',
+            'unavailable',
+            `order ${id} changed during commit; retrying`,
+          );
         return this.commit(id, attempt + 1);
       case 'fail': {
         const failed = this.events.build('StockCommitFailed', { order_id: id, code: decision.code });
         const stored = decision.tombstone
-          ? await this.reservations.insertClosed({ ...closed(id, 'released'), commit_failure: decision.code }, failed)
+          ? await this.reservations.insertClosed(
+              { ...closed(id, 'released'), commit_failure: decision.code },
+              failed,
+            )
           : await this.reservations.markCommitFailure(id, decision.code, failed);
         if (stored) this.outbox.nudge();
         else if (decision.tombstone && attempt < 2) return this.commit(id, attempt + 1);
@@ -160,7 +217,15 @@ export class ReservationsService {
   /** Expires a reserved order whose hold time has passed (the sweeper, or a late commit). */
   async expire(orderId: string, now = new Date()): Promise<void> {
     const released = this.events.build('StockReleased', { order_id: orderId, reason: 'expired' });
-    if (await this.reservations.transition(orderId, ['reserved'], { status: 'expired', pending: 'undo', release_reason: 'expired' }, released, { expires_at: { $lte: now } })) {
+    if (
+      await this.reservations.transition(
+        orderId,
+        ['reserved'],
+        { status: 'expired', pending: 'undo', release_reason: 'expired' },
+        released,
+        { expires_at: { $lte: now } },
+      )
+    ) {
       this.outbox.nudge();
       await this.settle(orderId);
     }
@@ -187,16 +252,41 @@ export class ReservationsService {
     const owner = ownerOfHold(doc);
     if (!doc || owner === 'live' || owner === 'selling' || owner === 'unknown') return;
     for (const line of doc.lines) {
-      const returned = await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status), owner === 'stray' ? 'committed' : undefined);
-      if (returned && owner === 'stray') this.logger.warn({ order_id: orderId, product_id: line.product_id }, 'stray hold of a sold order returned');
+      const returned = await this.stock.releaseHold(
+        doc.zone,
+        line,
+        doc._id,
+        undoKindOf(doc.status),
+        owner === 'stray' ? 'committed' : undefined,
+      );
+      if (returned && owner === 'stray')
+        this.logger.warn(
+          { order_id: orderId, product_id: line.product_id },
+          'stray hold of a sold order returned',
+        );
     }
   }
 
-  private async rejectShort(doc: ReservationDoc, short: Line, outcome: { available: number; unknown: boolean }, nothingHeld: boolean): Promise<void> {
+  private async rejectShort(
+    doc: ReservationDoc,
+    short: Line,
+    outcome: { available: number; unknown: boolean },
+    nothingHeld: boolean,
+  ): Promise<void> {
     const shortages = await this.shortages(doc, short, outcome);
-    const rejection = { code: rejectionCodeOf(shortages), shortages: shortages.map(({ unknown: _u, ...s }) => s) };
+    const rejection = {
+      code: rejectionCodeOf(shortages),
+      shortages: shortages.map(({ unknown: _u, ...s }) => s),
+    };
     const rejected = this.events.build('StockRejected', { order_id: doc._id, ...rejection });
-    if (await this.reservations.transition(doc._id, ['reserving'], { status: 'rejected', rejection, ...(nothingHeld ? {} : { pending: 'undo' as const }) }, rejected)) {
+    if (
+      await this.reservations.transition(
+        doc._id,
+        ['reserving'],
+        { status: 'rejected', rejection, ...(nothingHeld ? {} : { pending: 'undo' as const }) },
+        rejected,
+      )
+    ) {
       this.outbox.nudge();
       if (!nothingHeld) await this.settle(doc._id);
       return;
@@ -205,15 +295,38 @@ export class ReservationsService {
   }
 
   /** The short line plus every other line that is short right now (informative, primary read). */
-  private async shortages(doc: ReservationDoc, short: Line, outcome: { available: number; unknown: boolean }): Promise<(Shortage & { unknown: boolean })[]> {
+  private async shortages(
+    doc: ReservationDoc,
+    short: Line,
+    outcome: { available: number; unknown: boolean },
+  ): Promise<(Shortage & { unknown: boolean })[]> {
     const others = doc.lines.filter((l) => l.product_id !== short.product_id);
-    const docs = others.length === 0 ? [] : await this.stock.findMany(others.map((l) => l.product_id), doc.zone);
+    const docs =
+      others.length === 0
+        ? []
+        : await this.stock.findMany(
+            others.map((l) => l.product_id),
+            doc.zone,
+          );
     const byProduct = new Map(docs.map((d) => [d.product_id, d]));
-    const result = [{ product_id: short.product_id, requested: short.qty, available: outcome.available, unknown: outcome.unknown }];
+    const result = [
+      {
+        product_id: short.product_id,
+        requested: short.qty,
+        available: outcome.available,
+        unknown: outcome.unknown,
+      },
+    ];
     for (const line of others) {
       const d = byProduct.get(line.product_id);
       if (d && holdOf(d, doc._id)) continue;
-      if (!d || d.available < line.qty) result.push({ product_id: line.product_id, requested: line.qty, available: d?.available ?? 0, unknown: !d });
+      if (!d || d.available < line.qty)
+        result.push({
+          product_id: line.product_id,
+          requested: line.qty,
+          available: d?.available ?? 0,
+          unknown: !d,
+        });
     }
     return result;
   }
@@ -223,9 +336,15 @@ export class ReservationsService {
     const id = orderId.toLowerCase();
     const rejection = { code: problem.code, message: problem.message, shortages: [] };
     const rejected = this.events.build('StockRejected', { order_id: id, ...rejection });
-    const inserted = await this.reservations.insertClosed({ ...closed(id, 'rejected'), zone: typeof zone === 'string' ? zone.slice(0, 8) : '', rejection }, rejected);
+    const inserted = await this.reservations.insertClosed(
+      { ...closed(id, 'rejected'), zone: typeof zone === 'string' ? zone.slice(0, 8) : '', rejection },
+      rejected,
+    );
     if (inserted) this.outbox.nudge();
-    this.logger.info({ order_id: id, code: problem.code, duplicate: !inserted }, 'reservation rejected: invalid command');
+    this.logger.info(
+      { order_id: id, code: problem.code, duplicate: !inserted },
+      'reservation rejected: invalid command',
+    );
   }
 
   get(orderId: string): Promise<ReservationDoc | null> {
@@ -235,5 +354,14 @@ export class ReservationsService {
 
 function closed(id: string, status: 'released' | 'rejected'): ReservationDoc {
   const now = new Date();
-  return { _id: id, zone: '', lines: [], status, expires_at: now, created_at: now, updated_at: now, tombstone: status === 'released' };
+  return {
+    _id: id,
+    zone: '',
+    lines: [],
+    status,
+    expires_at: now,
+    created_at: now,
+    updated_at: now,
+    tombstone: status === 'released',
+  };
 }

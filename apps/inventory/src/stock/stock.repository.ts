@@ -55,15 +55,26 @@ export class StockRepository {
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = new Date();
       const res = await this.coll.updateOne(
-        { _id, available: { $gte: line.qty }, 'reservations.order_id': { $ne: orderId }, 'settled.order_id': { $ne: orderId } },
-        this.change(now, { $inc: { available: -line.qty, reserved: line.qty, version: 1 } }, [
-          entry(line.product_id, zone, 'reserve', line.qty, now, orderId),
-        ], { reservations: { order_id: orderId, qty: line.qty, expires_at: expiresAt } }),
+        {
+          _id,
+          available: { $gte: line.qty },
+          'reservations.order_id': { $ne: orderId },
+          'settled.order_id': { $ne: orderId },
+        },
+        this.change(
+          now,
+          { $inc: { available: -line.qty, reserved: line.qty, version: 1 } },
+          [entry(line.product_id, zone, 'reserve', line.qty, now, orderId)],
+          { reservations: { order_id: orderId, qty: line.qty, expires_at: expiresAt } },
+        ),
       );
       if (res.matchedCount === 1) return { held: true };
       const doc = await this.coll.findOne(
         { _id },
-        { ...primary, projection: { available: 1, reservations: 1, settled: { $elemMatch: { order_id: orderId } } } },
+        {
+          ...primary,
+          projection: { available: 1, reservations: 1, settled: { $elemMatch: { order_id: orderId } } },
+        },
       );
       if (!doc) return { held: false, available: 0, unknown: true };
       if (doc.reservations.some((h) => h.order_id === orderId)) return { held: true }; // a redelivery: already held
@@ -80,13 +91,27 @@ export class StockRepository {
    * and remembers the order as settled here. No hold: only the memory is written (a processor still
    * working on the order can then take none).
    */
-  async releaseHold(zone: string, line: Line, orderId: string, kind: 'release' | 'expire', as: SettledAs = kind === 'expire' ? 'expired' : 'released'): Promise<boolean> {
+  async releaseHold(
+    zone: string,
+    line: Line,
+    orderId: string,
+    kind: 'release' | 'expire',
+    as: SettledAs = kind === 'expire' ? 'expired' : 'released',
+  ): Promise<boolean> {
     const now = new Date();
     const _id = stockKey(line.product_id, zone);
-    const change = this.change(now, { $inc: { available: line.qty, reserved: -line.qty, version: 1 } }, [entry(line.product_id, zone, kind, line.qty, now, orderId)], {
-      settled: this.mark(orderId, as, now),
-    });
-    const res = await this.coll.updateOne({ _id, reservations: { $elemMatch: { order_id: orderId, qty: line.qty } } }, { ...change, $pull: { reservations: { order_id: orderId } } });
+    const change = this.change(
+      now,
+      { $inc: { available: line.qty, reserved: -line.qty, version: 1 } },
+      [entry(line.product_id, zone, kind, line.qty, now, orderId)],
+      {
+        settled: this.mark(orderId, as, now),
+      },
+    );
+    const res = await this.coll.updateOne(
+      { _id, reservations: { $elemMatch: { order_id: orderId, qty: line.qty } } },
+      { ...change, $pull: { reservations: { order_id: orderId } } },
+    );
     if (res.modifiedCount === 1) return true;
     await this.remember(_id, orderId, as, now);
     return false;
@@ -100,11 +125,21 @@ export class StockRepository {
   async commitHold(zone: string, line: Line, orderId: string): Promise<boolean> {
     const now = new Date();
     const _id = stockKey(line.product_id, zone);
-    const change = this.change(now, { $inc: { reserved: -line.qty, committed: line.qty, version: 1 } }, [entry(line.product_id, zone, 'commit', line.qty, now, orderId)], {
-      settled: this.mark(orderId, 'committed', now),
-    }, false);
+    const change = this.change(
+      now,
+      { $inc: { reserved: -line.qty, committed: line.qty, version: 1 } },
+      [entry(line.product_id, zone, 'commit', line.qty, now, orderId)],
+      {
+        settled: this.mark(orderId, 'committed', now),
+      },
+      false,
+    );
     const res = await this.coll.updateOne(
-      { _id, reservations: { $elemMatch: { order_id: orderId, qty: line.qty } }, 'settled.order_id': { $ne: orderId } },
+      {
+        _id,
+        reservations: { $elemMatch: { order_id: orderId, qty: line.qty } },
+        'settled.order_id': { $ne: orderId },
+      },
       { ...change, $pull: { reservations: { order_id: orderId } } },
     );
     if (res.modifiedCount === 1) return true;
@@ -119,7 +154,9 @@ export class StockRepository {
 
   /** Remembers an order as settled on a document that holds nothing for it (once). */
   private async remember(_id: string, orderId: string, as: SettledAs, at: Date): Promise<void> {
-    await this.coll.updateOne({ _id, 'settled.order_id': { $ne: orderId } }, { $push: { settled: this.mark(orderId, as, at) } } as UpdateFilter<StockDoc>);
+    await this.coll.updateOne({ _id, 'settled.order_id': { $ne: orderId } }, {
+      $push: { settled: this.mark(orderId, as, at) },
+    } as UpdateFilter<StockDoc>);
   }
 
   /** Adds received units (creates the document on first restock). */
@@ -131,8 +168,18 @@ export class StockRepository {
         const doc = await this.coll.findOneAndUpdate(
           { _id },
           {
-            ...this.change(now, { $inc: { available: qty, received: qty, version: 1 } }, [entry(productId, zone, 'restock', qty, now, undefined, reason)]),
-            $setOnInsert: { product_id: productId.toLowerCase(), zone, reserved: 0, committed: 0, adjusted: 0, reservations: [], created_at: now },
+            ...this.change(now, { $inc: { available: qty, received: qty, version: 1 } }, [
+              entry(productId, zone, 'restock', qty, now, undefined, reason),
+            ]),
+            $setOnInsert: {
+              product_id: productId.toLowerCase(),
+              zone,
+              reserved: 0,
+              committed: 0,
+              adjusted: 0,
+              reservations: [],
+              created_at: now,
+            },
           },
           { upsert: true, returnDocument: 'after' },
         );
@@ -150,7 +197,12 @@ export class StockRepository {
    * Sets `available` to a counted level (stock-take); the difference is an `adjust` movement.
    * Optimistic on `version`, so a concurrent reservation is never overwritten.
    */
-  async setAvailable(productId: string, zone: string, target: number, reason: string): Promise<StockDoc | 'conflict'> {
+  async setAvailable(
+    productId: string,
+    zone: string,
+    target: number,
+    reason: string,
+  ): Promise<StockDoc | 'conflict'> {
     const _id = stockKey(productId, zone);
     for (let attempt = 0; attempt < 20; attempt++) {
       const now = new Date();
@@ -158,8 +210,19 @@ export class StockRepository {
       if (!doc) {
         try {
           const fresh: StockDoc = {
-            _id, product_id: productId.toLowerCase(), zone, available: target, reserved: 0, committed: 0, received: 0, adjusted: target,
-            reservations: [], version: 1, level_dirty: true, created_at: now, updated_at: now,
+            _id,
+            product_id: productId.toLowerCase(),
+            zone,
+            available: target,
+            reserved: 0,
+            committed: 0,
+            received: 0,
+            adjusted: target,
+            reservations: [],
+            version: 1,
+            level_dirty: true,
+            created_at: now,
+            updated_at: now,
             _ledger: [entry(productId, zone, 'adjust', target, now, undefined, reason)],
           };
           await this.coll.insertOne(fresh);
@@ -173,7 +236,9 @@ export class StockRepository {
       if (delta === 0) return doc;
       const updated = await this.coll.findOneAndUpdate(
         { _id, version: doc.version },
-        this.change(now, { $inc: { available: delta, adjusted: delta, version: 1 } }, [entry(productId, zone, 'adjust', delta, now, undefined, reason)]),
+        this.change(now, { $inc: { available: delta, adjusted: delta, version: 1 } }, [
+          entry(productId, zone, 'adjust', delta, now, undefined, reason),
+        ]),
         { returnDocument: 'after' },
       );
       if (updated) return updated;
@@ -186,16 +251,29 @@ export class StockRepository {
   }
 
   findMany(productIds: readonly string[], zone: string): Promise<StockDoc[]> {
-    return this.coll.find({ _id: { $in: productIds.map((p) => stockKey(p, zone)) } }, { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0 } }).toArray();
+    return this.coll
+      .find(
+        { _id: { $in: productIds.map((p) => stockKey(p, zone)) } },
+        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0 } },
+      )
+      .toArray();
   }
 
   forProduct(productId: string): Promise<StockDoc[]> {
-    return this.coll.find({ product_id: productId.toLowerCase() }, { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0 } }).toArray();
+    return this.coll
+      .find(
+        { product_id: productId.toLowerCase() },
+        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0 } },
+      )
+      .toArray();
   }
 
   lowStock(zone: string, threshold: number, limit: number): Promise<StockDoc[]> {
     return this.coll
-      .find({ zone, available: { $lte: threshold } }, { projection: { _outbox: 0, _ledger: 0, reservations: 0, settled: 0 } })
+      .find(
+        { zone, available: { $lte: threshold } },
+        { projection: { _outbox: 0, _ledger: 0, reservations: 0, settled: 0 } },
+      )
       .sort({ available: 1, _id: 1 })
       .limit(limit)
       .toArray();
@@ -204,7 +282,10 @@ export class StockRepository {
   /** Documents holding holds that expired before `before` (the orphan-hold pass of the sweeper). */
   withExpiredHolds(before: Date, limit: number): Promise<StockDoc[]> {
     return this.coll
-      .find({ 'reservations.expires_at': { $lt: before } }, { ...primary, projection: { zone: 1, product_id: 1, reservations: 1 } })
+      .find(
+        { 'reservations.expires_at': { $lt: before } },
+        { ...primary, projection: { zone: 1, product_id: 1, reservations: 1 } },
+      )
       .limit(limit)
       .toArray();
   }
@@ -226,19 +307,33 @@ export class StockRepository {
 
   /** Stores a StockLevelChanged for a level that has not moved since it was read. */
   async publishLevel(doc: Pick<StockDoc, '_id' | 'version'>, message: OutgoingMessage): Promise<boolean> {
-    const res = await this.coll.updateOne(
-      { _id: doc._id, version: doc.version, level_dirty: true },
-      { $unset: { level_dirty: '' }, ...outboxPush([message]) } as UpdateFilter<StockDoc>,
-    );
+    const res = await this.coll.updateOne({ _id: doc._id, version: doc.version, level_dirty: true }, {
+      $unset: { level_dirty: '' },
+      ...outboxPush([message]),
+    } as UpdateFilter<StockDoc>);
     return res.modifiedCount === 1;
   }
 
   dirtyLevels(limit: number): Promise<StockDoc[]> {
-    return this.coll.find({ level_dirty: true }, { ...primary, projection: { product_id: 1, zone: 1, available: 1, version: 1 } }).limit(limit).toArray();
+    return this.coll
+      .find(
+        { level_dirty: true },
+        { ...primary, projection: { product_id: 1, zone: 1, available: 1, version: 1 } },
+      )
+      .limit(limit)
+      .toArray();
   }
 }
 
-function entry(productId: string, zone: string, kind: LedgerKind, qty: number, at: Date, orderId?: string, reason?: string): LedgerEntry {
+function entry(
+  productId: string,
+  zone: string,
+  kind: LedgerKind,
+  qty: number,
+  at: Date,
+  orderId?: string,
+  reason?: string,
+): LedgerEntry {
   return {
     _id: randomUUID(),
     product_id: productId.toLowerCase(),

@@ -43,7 +43,8 @@ export interface StockDoc extends StockCounters, WithOutbox {
 
 export const stockKey = (productId: string, zone: string): string => `${productId.toLowerCase()}:${zone}`;
 
-export const heldQty = (doc: Pick<StockDoc, 'reservations'>): number => doc.reservations.reduce((n, h) => n + h.qty, 0);
+export const heldQty = (doc: Pick<StockDoc, 'reservations'>): number =>
+  doc.reservations.reduce((n, h) => n + h.qty, 0);
 
 export const holdOf = (doc: Pick<StockDoc, 'reservations'>, orderId: string): Hold | undefined =>
   doc.reservations.find((h) => h.order_id === orderId);

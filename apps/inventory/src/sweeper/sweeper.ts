@@ -52,7 +52,8 @@ export class Sweeper {
       report.resumed++;
     }
     report.orphans = await this.orphanHolds(stale);
-    if (report.expired + report.settled + report.resumed + report.orphans > 0) this.logger.info({ ...report }, 'sweep');
+    if (report.expired + report.settled + report.resumed + report.orphans > 0)
+      this.logger.info({ ...report }, 'sweep');
     return report;
   }
 
@@ -61,7 +62,9 @@ export class Sweeper {
     for (const doc of await this.stock.withExpiredHolds(before, this.batch)) {
       const holds = doc.reservations.filter((h) => h.expires_at < before);
       // First pass: which orders are still live.
-      const orders = new Map((await this.reservations.findMany(holds.map((h) => h.order_id))).map((o) => [o._id, o]));
+      const orders = new Map(
+        (await this.reservations.findMany(holds.map((h) => h.order_id))).map((o) => [o._id, o]),
+      );
       // Second pass: everything else goes back (or is completed as a sale).
       for (const hold of holds) {
         const order = orders.get(hold.order_id);
@@ -76,9 +79,21 @@ export class Sweeper {
           case 'stray':
           case 'closed':
           case 'unknown':
-            if (await this.stock.releaseHold(doc.zone, line, hold.order_id, order ? undoKindOf(order.status) : 'release', owner === 'stray' ? 'committed' : undefined)) {
+            if (
+              await this.stock.releaseHold(
+                doc.zone,
+                line,
+                hold.order_id,
+                order ? undoKindOf(order.status) : 'release',
+                owner === 'stray' ? 'committed' : undefined,
+              )
+            ) {
               returned++;
-              if (owner === 'stray') this.logger.warn({ order_id: hold.order_id, product_id: doc.product_id, zone: doc.zone }, 'stray hold of a sold order returned');
+              if (owner === 'stray')
+                this.logger.warn(
+                  { order_id: hold.order_id, product_id: doc.product_id, zone: doc.zone },
+                  'stray hold of a sold order returned',
+                );
             }
             break;
           default:
