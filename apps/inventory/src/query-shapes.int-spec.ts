@@ -3,7 +3,7 @@ import { InventoryHarness, oid } from './test/harness';
 
 /**
  * Every query shape inventory sends, proven by mongod itself: the service runs its real paths
- * (restock, reserve, release, commit, expiry sweep, ledger flush, level publishing, the HTTP
+ * (restock, reserve, release, commit, return, expiry sweep, ledger flush, level publishing, the HTTP
  * reads) while every member's profiler records what it planned. No shape may scan the collection,
  * sort in memory, or examine more documents than it returns. Every read is a decision read here,
  * so the secondaries must have served none.
@@ -69,6 +69,17 @@ describe('inventory query shapes on mongod', () => {
       30_000,
       'release and commit',
     );
+    await h.send([
+      { type: 'ReturnStock', payload: { order_id: orders[1]!, reason: 'cancelled_by_customer' } },
+      { type: 'ReturnStock', payload: { order_id: orders[2]!, reason: 'cancelled_by_customer' } },
+    ]);
+    await waitFor(
+      async () =>
+        h.eventsFor(orders[1]!, 'StockReturned').length === 1 &&
+        h.eventsFor(orders[2]!, 'StockReturnFailed').length === 1,
+      30_000,
+      'a return and a refused one',
+    );
     await waitFor(
       async () => h.eventsFor(orders[3]!, 'StockReleased').length === 1,
       30_000,
@@ -103,6 +114,15 @@ describe('inventory query shapes on mongod', () => {
         o.planSummary.includes('IXSCAN { lines.product_id: 1, zone: 1, pending: 1 }'),
     );
     expect(new Set(sales.map((o) => o.op))).toEqual(new Set(['aggregate', 'query']));
+    // … and so did its read of returns still being applied.
+    expect(
+      ops.some(
+        (o) =>
+          o.collection === 'reservations' &&
+          o.op === 'query' &&
+          o.planSummary.includes('IXSCAN { pending: 1, lines.product_id: 1, zone: 1 }'),
+      ),
+    ).toBe(true);
     expect(unindexedShapes(ops)).toEqual([]);
     expect(
       ops

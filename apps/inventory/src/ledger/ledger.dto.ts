@@ -23,7 +23,10 @@ export const LedgerEntryView = z.object({
     .meta({
       description: 'Units moved; positive, except `adjust`, whose sign is the direction of the correction',
     }),
-  order_id: z.string().optional().meta({ description: 'The order of a reserve, release, expire or commit' }),
+  order_id: z
+    .string()
+    .optional()
+    .meta({ description: 'The order of a reserve, release, expire, commit or return' }),
   reason: z.string().optional().meta({ description: 'The reason of a restock or adjust' }),
   at: IsoDateTime,
 });
@@ -69,7 +72,13 @@ const InvariantReportView = z.object({
   from_ledger: Counters.meta({ description: 'The replay of its ledger' }),
   held: Count.meta({ description: 'Units of the open holds on the document' }),
   sales: z
-    .object({ sold: Count, applying: Count })
+    .object({
+      sold: Count,
+      applying: Count,
+      returning: Count.optional().meta({
+        description: 'Units of returned orders not yet put back on this document',
+      }),
+    })
     .optional()
     .meta({ description: 'Units of committed reservations, and of those not yet applied to the document' }),
   problems: z.array(z.string()),

@@ -1,5 +1,6 @@
 import { ClientSession, Db } from 'mongodb';
 import { ReservationsRepository } from '../reservations/reservations.repository';
+import { unappliedReturns } from '../reservations/returns';
 import { StockDoc, heldQty, holdOf } from '../stock/stock';
 import { STOCK } from '../stock/stock.repository';
 import {
@@ -15,8 +16,9 @@ import { LedgerRepository } from './ledger.repository';
 
 /**
  * The invariant check: every (product, zone) document against the replay of its ledger, and its
- * `committed` counter against the units of committed reservations (the ledger alone agrees with a
- * double sale: both the counter and the ledger record it).
+ * `committed` counter against the units of committed reservations, corrected for returns still
+ * being applied (the ledger alone agrees with a double sale or a double return: both the counter
+ * and the ledger record it).
  */
 export class LedgerService {
   constructor(
@@ -73,12 +75,18 @@ export class LedgerService {
     const sales = await this.reservations.sales(doc.product_id, doc.zone, session);
     // A sale whose commit is not yet applied here is still a hold on the document, not yet `committed`.
     const applying = sales.applying.filter((s) => holdOf(doc, s.order_id)).reduce((n, s) => n + s.qty, 0);
+    // A returned order no longer counts as a sale, but its units stay `committed` here until its return is applied.
+    const marked = new Set((doc.return_marks ?? []).map((m) => m.order_id));
+    const returning = unappliedReturns(
+      await this.reservations.returning(doc.product_id, doc.zone, session),
+      marked,
+    );
     return checkInvariant(
       { product_id: doc.product_id, zone: doc.zone },
       counters,
       heldQty(doc),
       fromLedger,
-      { sold: sales.units, applying },
+      { sold: sales.units, applying, returning },
     );
   }
 }

@@ -18,6 +18,46 @@ describe('ledger invariant', () => {
     expect(checkInvariant(id, counters, 0, counters).ok).toBe(true);
   });
 
+  it('replays a return as sold units back on sale: committed → available, conservation kept', () => {
+    const counters = replay([
+      { kind: 'restock', qty: 10 },
+      { kind: 'reserve', qty: 4 },
+      { kind: 'commit', qty: 4 },
+      { kind: 'return', qty: 3 },
+    ]);
+    expect(counters).toEqual({ available: 9, reserved: 0, committed: 1, received: 10, adjusted: 0 });
+    expect(checkInvariant(id, counters, 0, counters, { sold: 1, applying: 0 }).ok).toBe(true);
+  });
+
+  it('counts a return not yet applied to the document as still committed there', () => {
+    const counters = replay([
+      { kind: 'restock', qty: 10 },
+      { kind: 'reserve', qty: 4 },
+      { kind: 'commit', qty: 4 },
+    ]);
+    // The order is `returned` (no longer a sale) but its units have not moved back yet.
+    expect(checkInvariant(id, counters, 0, counters, { sold: 0, applying: 0, returning: 4 }).ok).toBe(true);
+    expect(checkInvariant(id, counters, 0, counters, { sold: 0, applying: 0 }).problems).toEqual([
+      'committed = 4 but committed reservations sum to 0',
+    ]);
+  });
+
+  it('flags a return applied twice that the counters and the ledger agree on', () => {
+    const counters = replay([
+      { kind: 'restock', qty: 10 },
+      { kind: 'reserve', qty: 2 },
+      { kind: 'commit', qty: 2 },
+      { kind: 'reserve', qty: 2 },
+      { kind: 'commit', qty: 2 },
+      { kind: 'return', qty: 2 },
+      { kind: 'return', qty: 2 },
+    ]);
+    // One of the two sales was returned; the other is still sold.
+    expect(
+      checkInvariant(id, counters, 0, counters, { sold: 2, applying: 0, returning: 0 }).problems,
+    ).toEqual(['committed = 0 but committed reservations sum to 2']);
+  });
+
   it('flags counters that drifted from the ledger', () => {
     const fromLedger = replay([{ kind: 'restock', qty: 10 }]);
     const report = checkInvariant(id, { ...fromLedger, available: 9, reserved: 1 }, 1, fromLedger);

@@ -4,7 +4,16 @@
  * the `ledger` collection by the flusher (see ledger-flusher.ts), so the ledger can never miss a
  * movement and never count one twice (entries are keyed by a uuid).
  */
-export const LEDGER_KINDS = ['restock', 'adjust', 'reserve', 'release', 'expire', 'commit'] as const;
+/** `return`: units of a sold order put back on sale (ReturnStock): committed → available. */
+export const LEDGER_KINDS = [
+  'restock',
+  'adjust',
+  'reserve',
+  'release',
+  'expire',
+  'commit',
+  'return',
+] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 export interface LedgerEntry {
@@ -52,6 +61,8 @@ export function effectOf(kind: LedgerKind, qty: number): StockCounters {
       return { ...zeroCounters, available: qty, reserved: -qty };
     case 'commit':
       return { ...zeroCounters, reserved: -qty, committed: qty };
+    case 'return':
+      return { ...zeroCounters, committed: -qty, available: qty };
   }
 }
 
@@ -87,13 +98,19 @@ export interface Sales {
   readonly sold: number;
   /** Of those, units whose commit is not yet applied to the document (still held there). */
   readonly applying: number;
+  /**
+   * Units of returned orders whose return is not yet applied to the document: no longer a sale on
+   * their order, still in the document's `committed` until the return moves them (absent: none).
+   */
+  readonly returning?: number;
 }
 
 /**
  * available + reserved + committed = received − adjustments, no negative counter, the reserved
  * counter equals the sum of open holds, the counters equal the replay of the ledger, and (given the
- * sales) `committed` equals the units of committed reservations whose commit is applied — so a
- * unit sold twice shows even though the counters and the ledger agree with each other.
+ * sales) `committed` equals the units of committed reservations whose commit is applied, plus the
+ * units of returned orders whose return is not yet applied — so a unit sold twice, or returned
+ * twice, shows even though the counters and the ledger agree with each other.
  */
 export function checkInvariant(
   id: { product_id: string; zone: string },
@@ -107,9 +124,13 @@ export function checkInvariant(
   if (available < 0) problems.push(`available is negative (${available})`);
   if (reserved < 0) problems.push(`reserved is negative (${reserved})`);
   if (committed < 0) problems.push(`committed is negative (${committed})`);
-  if (sales && committed !== sales.sold - sales.applying) {
+  if (sales && committed !== sales.sold - sales.applying + (sales.returning ?? 0)) {
     const applying = sales.applying > 0 ? `, ${sales.applying} of them not yet applied` : '';
-    problems.push(`committed = ${committed} but committed reservations sum to ${sales.sold}${applying}`);
+    const returning =
+      (sales.returning ?? 0) > 0 ? `, plus ${sales.returning} returned but not yet put back` : '';
+    problems.push(
+      `committed = ${committed} but committed reservations sum to ${sales.sold}${applying}${returning}`,
+    );
   }
   if (available + reserved + committed !== received + adjusted) {
     problems.push(

@@ -7,6 +7,8 @@ type EventType =
   | 'StockReleased'
   | 'StockCommitted'
   | 'StockCommitFailed'
+  | 'StockReturned'
+  | 'StockReturnFailed'
   | 'StockLevelChanged';
 
 /**

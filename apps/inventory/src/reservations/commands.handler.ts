@@ -43,6 +43,8 @@ export class CommandsHandler {
         return this.service.release(e.payload.order_id);
       case 'CommitStock':
         return this.service.commit(e.payload.order_id);
+      case 'ReturnStock':
+        return this.service.returnStock(e.payload.order_id);
       default:
         return assertUnreachable(e);
     }

@@ -123,6 +123,9 @@ describe('answer to a CommitStock that could not commit', () => {
   it('already committed: a duplicate, no second answer', () => {
     expect(decideFailedCommit(doc('committed'), now)).toEqual({ kind: 'duplicate' });
   });
+  it('committed and since returned: a duplicate too, never a second sale', () => {
+    expect(decideFailedCommit(doc('returned'), now)).toEqual({ kind: 'duplicate' });
+  });
   it('still reserving: retry later', () => {
     expect(decideFailedCommit(doc('reserving'), now)).toEqual({ kind: 'in-progress' });
   });
@@ -161,6 +164,7 @@ describe('who owns a hold on a stock document', () => {
     ['rejected', { status: 'rejected', pending: 'undo' }, 'closed'],
     ['released', { status: 'released' }, 'closed'],
     ['expired', { status: 'expired' }, 'closed'],
+    ['returned (sold, then put back on sale)', { status: 'returned' }, 'closed'],
   ])('%s → %s', (_name, order, owner) => {
     expect(ownerOfHold(order as Pick<ReservationDoc, 'status' | 'pending'> | null)).toBe(owner);
   });

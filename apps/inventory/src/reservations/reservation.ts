@@ -4,19 +4,25 @@ import type { WithOutbox } from '@mw/messaging';
 /**
  * Per-order reservation (pure rules). The order's document is the aggregate that owns the
  * order-level answer: its status changes by conditional updates, and the answer (StockReserved,
- * StockRejected, StockReleased, StockCommitted, StockCommitFailed) is pushed into its `_outbox`
- * by the same update, so each answer is written exactly once per order.
+ * StockRejected, StockReleased, StockCommitted, StockCommitFailed, StockReturned) is pushed into
+ * its `_outbox` by the same update, so each answer is written exactly once per order.
  *
- *   reserving ──► reserved ──► committed
+ *   reserving ──► reserved ──► committed ──► returned (ReturnStock: sold units back on sale)
  *       │            ├──────► released (ReleaseStock)
  *       │            └──────► expired  (sweeper, or a commit after expires_at)
  *       ├──► rejected (a short line: holds already taken are undone)
  *       └──► released (ReleaseStock overtook the reservation)
+ *
+ * `returned` is terminal: no command moves an order out of it, so a late ReserveStock or
+ * CommitStock can neither hold nor sell its lines again.
  */
-export type ReservationStatus = 'reserving' | 'reserved' | 'rejected' | 'released' | 'expired' | 'committed';
+export type ReservationStatus =
+  'reserving' | 'reserved' | 'rejected' | 'released' | 'expired' | 'committed' | 'returned';
 
 /** Work left on the stock documents after a status change; cleared when done (crash-safe). */
-export type PendingWork = 'undo' | 'commit';
+export type PendingWork = 'undo' | 'commit' | 'return';
+
+export const PENDING_WORK: readonly PendingWork[] = ['undo', 'commit', 'return'];
 
 export type RejectionCode = Inventory.StockRejectionCode;
 
@@ -47,6 +53,12 @@ export interface ReservationDoc extends WithOutbox {
   readonly tombstone?: boolean;
   /** A ReleaseStock of a rejected order was answered (once). */
   readonly release_answered?: boolean;
+  readonly return_reason?: 'cancelled_by_customer';
+  /**
+   * Products whose committed units are back in `available` (status `returned`): recorded after the
+   * stock document's update, before its return mark is dropped (see stock-return.ts).
+   */
+  readonly returned_lines?: string[];
   readonly created_at: Date;
   readonly updated_at: Date;
 }
@@ -166,6 +178,7 @@ export function decideFailedCommit(doc: ReservationDoc | null, now: Date): Commi
   if (!doc) return { kind: 'fail', code: 'INVENTORY.RESERVATION_NOT_FOUND', tombstone: true };
   switch (doc.status) {
     case 'committed':
+    case 'returned': // sold once, then returned: the commit was answered then, nothing is sold again
       return { kind: 'duplicate' };
     case 'reserving':
       return { kind: 'in-progress' };
@@ -210,7 +223,7 @@ export function resumedExpiry(
  *  - `live`: reserving or reserved — the hold is the order's, leave it;
  *  - `selling`: committed with the commit not yet applied — the hold is the sale, commit it (once);
  *  - `stray`: committed and already applied — a hold taken again after the sale; give it back, never sell it;
- *  - `closed`: rejected, released or expired — give it back;
+ *  - `closed`: rejected, released, expired or returned — give it back;
  *  - `unknown`: no reservation — give it back.
  */
 export type HoldOwner = 'live' | 'selling' | 'stray' | 'closed' | 'unknown';
@@ -226,6 +239,18 @@ export function ownerOfHold(order: Pick<ReservationDoc, 'status' | 'pending'> | 
     case 'rejected':
     case 'released':
     case 'expired':
+    case 'returned':
       return 'closed';
   }
+}
+
+/**
+ * How a stock document remembers an order whose hold it gives back: a stray hold of a sold order
+ * as `committed`, one of a returned order as `returned`, otherwise what the undo kind says.
+ */
+export function settledAsOf(
+  order: Pick<ReservationDoc, 'status' | 'pending'> | null | undefined,
+): 'committed' | 'returned' | undefined {
+  if (order?.status === 'returned') return 'returned';
+  return ownerOfHold(order) === 'stray' ? 'committed' : undefined;
 }

@@ -12,6 +12,7 @@ const STATUSES = [
   'released',
   'expired',
   'committed',
+  'returned',
 ] as const satisfies readonly ReservationStatus[];
 
 /** What a client sees of an order's reservation: its state and the answer it was given. */
@@ -35,6 +36,10 @@ export const ReservationView = z.object({
   commit_failure: Inventory.StockRejectionCode.optional().meta({
     description: 'The code of the StockCommitFailed answered to a commit',
   }),
+  return_reason: z
+    .enum(['cancelled_by_customer'])
+    .optional()
+    .meta({ description: 'Why a sold order was returned (status `returned`)' }),
   created_at: IsoDateTime,
   updated_at: IsoDateTime,
 });
@@ -50,6 +55,7 @@ export function toReservationView(doc: ReservationDoc): ReservationView {
     ...(doc.rejection ? { rejection: doc.rejection } : {}),
     ...(doc.release_reason ? { release_reason: doc.release_reason } : {}),
     ...(doc.commit_failure ? { commit_failure: doc.commit_failure } : {}),
+    ...(doc.return_reason ? { return_reason: doc.return_reason } : {}),
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };

@@ -9,7 +9,7 @@ import {
 } from 'mongodb';
 import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush, toOutboxEntries } from '@mw/messaging';
-import { PendingWork, RejectionCode, ReservationDoc, ReservationStatus } from './reservation';
+import { PENDING_WORK, PendingWork, RejectionCode, ReservationDoc, ReservationStatus } from './reservation';
 
 export const RESERVATIONS = 'reservations';
 const primary = { readPreference: ReadPreference.primary };
@@ -30,6 +30,11 @@ export class ReservationsRepository {
     await this.coll.createIndex(
       { 'lines.product_id': 1, zone: 1, pending: 1 },
       { name: 'committed_lines', partialFilterExpression: { status: 'committed' } },
+    );
+    // Returns still being applied per (product, zone), for the same check: only returned orders are indexed.
+    await this.coll.createIndex(
+      { pending: 1, 'lines.product_id': 1, zone: 1 },
+      { name: 'returns_in_flight', partialFilterExpression: { status: 'returned' } },
     );
   }
 
@@ -73,6 +78,33 @@ export class ReservationsRepository {
     };
   }
 
+  /**
+   * Returned orders of one (product, zone) whose return is still being applied (`pending: 'return'`),
+   * with their units there and whether the order already records the line as returned.
+   */
+  async returning(
+    productId: string,
+    zone: string,
+    session?: ClientSession,
+  ): Promise<{ order_id: string; qty: number; recorded: boolean }[]> {
+    const docs = await this.coll
+      .find(
+        { 'lines.product_id': productId, zone, status: 'returned', pending: 'return' },
+        {
+          readPreference: ReadPreference.primary,
+          ...(session ? { session } : {}),
+          hint: 'returns_in_flight',
+          projection: { lines: { $elemMatch: { product_id: productId } }, returned_lines: 1 },
+        },
+      )
+      .toArray();
+    return docs.map((d) => ({
+      order_id: d._id,
+      qty: d.lines[0]?.qty ?? 0,
+      recorded: (d.returned_lines ?? []).includes(productId),
+    }));
+  }
+
   /** Inserts the order's document, or returns the one a previous delivery created. */
   async claim(doc: ReservationDoc): Promise<{ created: boolean; doc: ReservationDoc }> {
     try {
@@ -105,7 +137,7 @@ export class ReservationsRepository {
     orderId: string,
     from: readonly ReservationStatus[],
     set: { status: ReservationStatus; pending?: PendingWork } & Partial<
-      Pick<ReservationDoc, 'rejection' | 'release_reason' | 'expires_at'>
+      Pick<ReservationDoc, 'rejection' | 'release_reason' | 'expires_at' | 'return_reason'>
     >,
     message: OutgoingMessage,
     extra: Filter<ReservationDoc> = {},
@@ -161,6 +193,27 @@ export class ReservationsRepository {
     return res.modifiedCount === 1;
   }
 
+  /**
+   * Stores one more answer for the order while it still matches `state` (the state the answer was
+   * decided on); false if it moved meanwhile. No status change: a repeated ReturnStock is answered
+   * again, a failed one each time it comes.
+   */
+  async answer(orderId: string, state: Filter<ReservationDoc>, message: OutgoingMessage): Promise<boolean> {
+    const res = await this.coll.updateOne(
+      { ...state, _id: orderId } as Filter<ReservationDoc>,
+      outboxPush([message]) as UpdateFilter<ReservationDoc>,
+    );
+    return res.modifiedCount === 1;
+  }
+
+  /** Records that a returned order's line is back on sale on its stock document (idempotent). */
+  async recordReturnedLine(orderId: string, productId: string): Promise<void> {
+    await this.coll.updateOne(
+      { _id: orderId, status: 'returned' },
+      { $addToSet: { returned_lines: productId }, $set: { updated_at: new Date() } },
+    );
+  }
+
   async clearPending(orderId: string, pending: PendingWork): Promise<void> {
     await this.coll.updateOne(
       { _id: orderId, pending },
@@ -192,7 +245,7 @@ export class ReservationsRepository {
   stalePending(before: Date, limit: number): Promise<ReservationDoc[]> {
     return this.coll
       .find(
-        { pending: { $in: ['undo', 'commit'] }, updated_at: { $lt: before } },
+        { pending: { $in: [...PENDING_WORK] }, updated_at: { $lt: before } },
         { ...primary, projection: { _outbox: 0 } },
       )
       .limit(limit)

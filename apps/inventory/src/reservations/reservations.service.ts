@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { PayloadOf } from '@mw/contracts';
-import { AppError } from '@mw/platform';
+import { AppError, assertUnreachable } from '@mw/platform';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { OutboxNudge } from '../outbox/outbox.service';
 import { StockRepository } from '../stock/stock.repository';
@@ -16,19 +16,24 @@ import {
   ownerOfHold,
   rejectionCodeOf,
   resumedExpiry,
+  settledAsOf,
   undoKindOf,
   validateReserve,
 } from './reservation';
 import { ReservationsRepository } from './reservations.repository';
+import { NEVER_SOLD, ReturnFailureCode, decideReturn } from './returns';
+import { StockReturns } from './stock-returns';
 
 type ReserveCommand = PayloadOf<'inventory.commands.v1', 'ReserveStock'>;
 
 /**
- * The saga participant: reserve all lines of an order or none, release, commit, expire.
- * Every step is a conditional update, so a redelivered command, a second instance or a resumed
- * crash converges on the same state and the same single answer per order.
+ * The saga participant: reserve all lines of an order or none, release, commit, expire, and return
+ * the units of a sold order. Every step is a conditional update, so a redelivered command, a second
+ * instance or a resumed crash converges on the same state and the same single answer per order.
  */
 export class ReservationsService {
+  private readonly returns: StockReturns;
+
   constructor(
     private readonly reservations: ReservationsRepository,
     private readonly stock: StockRepository,
@@ -36,7 +41,9 @@ export class ReservationsService {
     private readonly outbox: OutboxNudge,
     private readonly limits: ReserveLimits,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.returns = new StockReturns(reservations, stock, logger);
+  }
 
   async reserve(cmd: ReserveCommand): Promise<void> {
     const problem = validateReserve(cmd, this.limits);
@@ -157,8 +164,11 @@ export class ReservationsService {
     }
     if (doc.status === 'rejected' && (await this.reservations.markReleaseAnswered(id, released)))
       return this.outbox.nudge();
-    if (doc.status === 'committed')
-      this.logger.warn({ order_id: id }, 'ReleaseStock after CommitStock ignored: the sale is final');
+    if (doc.status === 'committed' || doc.status === 'returned')
+      this.logger.warn(
+        { order_id: id, status: doc.status },
+        'ReleaseStock of a sold order ignored: the sale is final (a return is ReturnStock)',
+      );
     if (doc.pending) await this.settle(id); // finish work a crash left behind; otherwise a duplicate
   }
 
@@ -231,13 +241,81 @@ export class ReservationsService {
     }
   }
 
+  /**
+   * ReturnStock: a sold order's units go back on sale. `committed → returned` with `pending: 'return'`
+   * and StockReturned in one update, then each line on its stock document, then `pending` cleared.
+   * Repeated: answered StockReturned again, nothing moves. Never sold or unknown: StockReturnFailed.
+   */
+  async returnStock(orderId: string, attempt = 0): Promise<void> {
+    const id = orderId.toLowerCase();
+    const doc = await this.reservations.get(id);
+    const decision = decideReturn(doc);
+    const returned = () =>
+      this.events.build('StockReturned', { order_id: id, zone: doc?.zone ?? '', lines: doc?.lines ?? [] });
+    switch (decision.kind) {
+      case 'return':
+        if (
+          await this.reservations.transition(
+            id,
+            ['committed'],
+            { status: 'returned', pending: 'return', return_reason: 'cancelled_by_customer' },
+            returned(),
+            { pending: { $exists: false } },
+          )
+        ) {
+          this.outbox.nudge();
+          return this.settle(id);
+        }
+        return this.returnAgain(id, attempt); // it moved meanwhile (a duplicate on another path): decide again
+      case 'finish-commit':
+        await this.settle(id);
+        return this.returnAgain(id, attempt);
+      case 'repeat':
+        if (doc?.pending) await this.settle(id); // finish what a crash left behind before answering again
+        if (await this.reservations.answer(id, { status: 'returned' }, returned())) this.outbox.nudge();
+        return;
+      case 'fail': {
+        const stored = await this.answerReturnFailure(id, decision.code, decision.tombstone);
+        if (stored) return this.outbox.nudge();
+        return this.returnAgain(id, attempt);
+      }
+      default:
+        return assertUnreachable(decision);
+    }
+  }
+
+  private returnAgain(id: string, attempt: number): Promise<void> {
+    if (attempt >= 3)
+      throw new AppError(
+        'INVENTORY.RESERVATION_IN_PROGRESS',
+        'unavailable',
+        `order ${id} changed during its return; retrying`,
+      );
+    return this.returnStock(id, attempt + 1);
+  }
+
+  /** StockReturnFailed stored while the order still is what the decision saw; false if it moved. */
+  private answerReturnFailure(id: string, code: ReturnFailureCode, tombstone: boolean): Promise<boolean> {
+    const failed = this.events.build('StockReturnFailed', { order_id: id, code });
+    if (tombstone) return this.reservations.insertClosed(closed(id, 'released'), failed); // also stops a late ReserveStock
+    const state =
+      code === 'INVENTORY.NOT_COMMITTED'
+        ? { status: { $in: [...NEVER_SOLD] }, tombstone: { $ne: true } }
+        : { tombstone: true };
+    return this.reservations.answer(id, state, failed);
+  }
+
   /** Applies the pending work of an order to its stock documents, then clears it. Idempotent. */
   async settle(orderId: string): Promise<void> {
     const doc = await this.reservations.get(orderId);
     if (!doc?.pending) return;
-    for (const line of doc.lines) {
-      if (doc.pending === 'commit') await this.stock.commitHold(doc.zone, line, doc._id);
-      else await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status));
+    if (doc.pending === 'return') {
+      if (!(await this.returns.applyAll(doc))) return; // a line the document cannot back: left pending, reported
+    } else {
+      for (const line of doc.lines) {
+        if (doc.pending === 'commit') await this.stock.commitHold(doc.zone, line, doc._id);
+        else await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status));
+      }
     }
     await this.reservations.clearPending(orderId, doc.pending);
   }
@@ -257,7 +335,7 @@ export class ReservationsService {
         line,
         doc._id,
         undoKindOf(doc.status),
-        owner === 'stray' ? 'committed' : undefined,
+        settledAsOf(doc),
       );
       if (returned && owner === 'stray')
         this.logger.warn(

@@ -5,6 +5,7 @@ import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush } from '@mw/messaging';
 import { LedgerEntry, LedgerKind } from '../ledger/ledger';
 import { Line } from '../reservations/reservation';
+import { StockReturnView } from '../reservations/returns';
 import { SettledAs, StockDoc, settledOf, stockKey } from './stock';
 
 export const STOCK = 'stock';
@@ -147,6 +148,63 @@ export class StockRepository {
     return false;
   }
 
+  /**
+   * What this document says about an order's return (primary read): its return fence, whether it
+   * carries the order's return mark, and its committed units. Null: no document.
+   */
+  async returnView(zone: string, productId: string, orderId: string): Promise<StockReturnView | null> {
+    const doc = await this.coll.findOne(
+      { _id: stockKey(productId, zone) },
+      {
+        ...primary,
+        projection: { committed: 1, return_fence: 1, return_marks: { $elemMatch: { order_id: orderId } } },
+      },
+    );
+    if (!doc) return null;
+    return {
+      fence: doc.return_fence ?? 0,
+      marked: (doc.return_marks ?? []).some((m) => m.order_id === orderId),
+      committed: doc.committed,
+    };
+  }
+
+  /**
+   * Puts a returned order's sold units back on sale (committed → available) with a `return` ledger
+   * entry, the order's return mark and its settled memory, in one update conditional on the fence
+   * the caller read (no other return applied since) and on no mark of this order. False: the fence
+   * moved or the mark is there — read again. Sets `level_dirty`, so StockLevelChanged follows.
+   */
+  async returnCommitted(zone: string, line: Line, orderId: string, fence: number): Promise<boolean> {
+    const now = new Date();
+    const _id = stockKey(line.product_id, zone);
+    const change = this.change(
+      now,
+      { $inc: { committed: -line.qty, available: line.qty, version: 1, return_fence: 1 } },
+      [entry(line.product_id, zone, 'return', line.qty, now, orderId)],
+      {
+        return_marks: { order_id: orderId, qty: line.qty, at: now },
+        settled: this.mark(orderId, 'returned', now),
+      },
+    );
+    const res = await this.coll.updateOne(
+      {
+        _id,
+        committed: { $gte: line.qty },
+        return_fence: fence > 0 ? fence : { $exists: false },
+        'return_marks.order_id': { $ne: orderId },
+      },
+      change,
+    );
+    return res.modifiedCount === 1;
+  }
+
+  /** Drops an order's return mark once the order records the line as returned. */
+  async dropReturnMark(zone: string, productId: string, orderId: string): Promise<void> {
+    await this.coll.updateOne({ _id: stockKey(productId, zone) }, {
+      $pull: { return_marks: { order_id: orderId } },
+    } as UpdateFilter<StockDoc>);
+  }
+
   /** The bounded push of one settled order: the newest `settledKeep` are kept. */
   private mark(orderId: string, as: SettledAs, at: Date): Record<string, unknown> {
     return { $each: [{ order_id: orderId, as, at }], $slice: -this.settledKeep };
@@ -254,7 +312,7 @@ export class StockRepository {
     return this.coll
       .find(
         { _id: { $in: productIds.map((p) => stockKey(p, zone)) } },
-        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0 } },
+        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0, return_marks: 0 } },
       )
       .toArray();
   }
@@ -263,7 +321,7 @@ export class StockRepository {
     return this.coll
       .find(
         { product_id: productId.toLowerCase() },
-        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0 } },
+        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0, return_marks: 0 } },
       )
       .toArray();
   }
@@ -272,7 +330,7 @@ export class StockRepository {
     return this.coll
       .find(
         { zone, available: { $lte: threshold } },
-        { projection: { _outbox: 0, _ledger: 0, reservations: 0, settled: 0 } },
+        { projection: { _outbox: 0, _ledger: 0, reservations: 0, settled: 0, return_marks: 0 } },
       )
       .sort({ available: 1, _id: 1 })
       .limit(limit)

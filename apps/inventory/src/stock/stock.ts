@@ -8,8 +8,8 @@ export interface Hold {
   readonly expires_at: Date;
 }
 
-/** How an order's line on this document was settled: sold, or given back. */
-export type SettledAs = 'committed' | 'released' | 'expired';
+/** How an order's line on this document was settled: sold, given back, or sold and then returned. */
+export type SettledAs = 'committed' | 'released' | 'expired' | 'returned';
 
 /**
  * The memory of an order whose line on this document is settled. While it is kept, no hold can be
@@ -23,6 +23,16 @@ export interface Settled {
   readonly at: Date;
 }
 
+/**
+ * A return applied to this document whose order does not yet record it (see reservations/returns.ts):
+ * the units are back in `available`; the mark is dropped once the order records the line.
+ */
+export interface ReturnMark {
+  readonly order_id: string;
+  readonly qty: number;
+  readonly at: Date;
+}
+
 /** One document per (product, zone). */
 export interface StockDoc extends StockCounters, WithOutbox {
   readonly _id: string;
@@ -31,6 +41,10 @@ export interface StockDoc extends StockCounters, WithOutbox {
   readonly reservations: Hold[];
   /** Orders settled on this document, oldest first, bounded (absent on documents older than the field). */
   readonly settled?: Settled[];
+  /** Returns applied here whose order does not record them yet: only returns in flight, so few. */
+  readonly return_marks?: ReturnMark[];
+  /** Incremented by every return applied here (absent before the first); the apply is conditional on it. */
+  readonly return_fence?: number;
   /** Incremented by every change; carried by StockLevelChanged so read models drop stale levels. */
   readonly version: number;
   /** Set by every change of `available`; the level notifier publishes one coalesced StockLevelChanged. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { assertUnreachable } from '@mw/platform';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { ReservationsService } from '../reservations/reservations.service';
-import { ownerOfHold, undoKindOf } from '../reservations/reservation';
+import { ownerOfHold, settledAsOf, undoKindOf } from '../reservations/reservation';
 import { StockRepository } from '../stock/stock.repository';
 
 export interface SweepReport {
@@ -16,13 +16,13 @@ export interface SweepReport {
  * Expiry and crash recovery, modelled on seed 004's expire_carts + two-pass cleanup_inventory:
  *  1. reserved orders past expires_at → expired (one conditional update wins per order, carrying
  *     StockReleased{expired}), then their holds go back to available;
- *  2. orders whose pending work (undo/commit) a crash left unfinished → finished;
+ *  2. orders whose pending work (undo/commit/return) a crash left unfinished → finished;
  *  3. orders stuck in `reserving` (their processor died) → resumed;
  *  4. holds past their expiry on stock documents: first pass looks up each hold's order and skips
  *     those still live, second pass returns holds of closed or unknown orders and completes a hold
  *     as a sale only while the order's commit is still being applied (`ownerOfHold`: `selling`); a
  *     hold of a sold order whose sale is applied is stray (taken again by a stale processor) and
- *     goes back — it is never sold a second time.
+ *     goes back — it is never sold a second time; nor is a hold of a returned order.
  * Every step is idempotent and conditional, so several instances may sweep at once and a crash at
  * any point is repaired by the next sweep.
  */
@@ -85,7 +85,7 @@ export class Sweeper {
                 line,
                 hold.order_id,
                 order ? undoKindOf(order.status) : 'release',
-                owner === 'stray' ? 'committed' : undefined,
+                settledAsOf(order),
               )
             ) {
               returned++;
