@@ -166,6 +166,41 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     await ledgerOk();
   });
 
+  it('after the order: the customer cancels a confirmed order → refunded once, units back on sale, cart stays ordered; a delivered order cannot be cancelled', async () => {
+    const p = await product('2499.00', 6);
+    const buyer = customer(0);
+    const cartId = await cart(buyer, [[p, 2]]);
+    const { orderId } = await checkout(cartId);
+    expect((await terminal(orderId)).state).toBe('CONFIRMED');
+    await stockIs(p, { available: 4, reserved: 0, committed: 2 });
+
+    const cancel = await s.http<OrderBody>('orders', 'POST', `/orders/${orderId}/cancel`, undefined, {}, buyer);
+    expect(cancel.status).toBe(202);
+    const cancelled = await waitFor(async () => {
+      const r = await s.http<OrderBody & { stock_return: string | null }>('orders', 'GET', `/orders/${orderId}`, undefined, {}, 'sue');
+      return r.body.state === 'CANCELLED' ? r.body : undefined;
+    }, 30_000, `order ${orderId} cancelled`);
+    expect(cancelled).toMatchObject({ status: 'cancelled', reason: 'CANCELLED_BY_USER', stock_return: 'returned', payment: { captured: true, reversed: 'refunded' } });
+    await stockIs(p, { available: 6, reserved: 0, committed: 0 });
+    expect((await reservation(orderId)).status).toBe('returned');
+    expect((await ops(orderId, 'refund')).map((o) => o.outcome.status)).toEqual(['refunded']);
+    await cartStatus(cartId, 'ordered');
+    // The same cancel again changes nothing.
+    expect((await s.http<OrderBody>('orders', 'POST', `/orders/${orderId}/cancel`, undefined, {}, buyer)).body.version).toBe(cancelled.version);
+    await ledgerOk();
+
+    // A second order is delivered: its cancel is refused and its units stay sold.
+    const cart2 = await cart(buyer, [[p, 1]]);
+    const second = await checkout(cart2);
+    expect((await terminal(second.orderId)).state).toBe('CONFIRMED');
+    expect((await s.http<OrderBody>('orders', 'POST', `/orders/${second.orderId}/delivery`, undefined, {}, 'otto')).body.state).toBe('DELIVERING');
+    const refused = await s.http('orders', 'POST', `/orders/${second.orderId}/cancel`, undefined, {}, buyer);
+    expect({ status: refused.status, code: refused.body['code'] }).toEqual({ status: 409, code: 'ORDERS.CANCEL_REFUSED' });
+    expect((await s.http<OrderBody>('orders', 'POST', `/orders/${second.orderId}/completion`, undefined, {}, 'otto')).body.status).toBe('completed');
+    await stockIs(p, { available: 5, reserved: 0, committed: 1 });
+    await ledgerOk();
+  });
+
   it('stock short: two carts race for the last unit → the second order CANCELLED (STOCK_REJECTED), its cart active again, nothing charged', async () => {
     const p = await product('500.00', 1);
     const first = await cart(customer(1), [[p, 1]]);
