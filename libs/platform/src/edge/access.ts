@@ -30,7 +30,16 @@ export const access = {
 
 /** The verified caller of a request: the token's subject, or an anonymous guest session. */
 export type Caller =
-  | { readonly kind: 'user'; readonly id: string; readonly roles: ReadonlySet<Role> }
+  | {
+      readonly kind: 'user';
+      readonly id: string;
+      readonly roles: ReadonlySet<Role>;
+      /**
+       * The identity provider's session of this token (`sid`; Keycloak 26 puts it in every access
+       * token of a user login, the same across refreshes; client-credentials tokens have none).
+       */
+      readonly sid?: string | undefined;
+    }
   | { readonly kind: 'guest'; readonly sessionId: string }
   | { readonly kind: 'anonymous' };
 

@@ -14,7 +14,11 @@ const issuer = `${base}/realms/${realm}`;
 const AUD = 'mobile-world-api';
 
 async function form(url: string, fields: Record<string, string>): Promise<Record<string, unknown>> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
   const body = (await r.json()) as Record<string, unknown>;
   if (!r.ok) throw new Error(`${url}: ${r.status} ${JSON.stringify(body)}`);
   return body;
@@ -38,9 +42,14 @@ async function admin(method: string, path: string, body?: unknown): Promise<Resp
 
 const token = async (): Promise<string> =>
   String(
-    (await form(`${issuer}/protocol/openid-connect/token`, { grant_type: 'password', client_id: 'app', username: 'uma', password: 'pw' }))[
-      'access_token'
-    ],
+    (
+      await form(`${issuer}/protocol/openid-connect/token`, {
+        grant_type: 'password',
+        client_id: 'app',
+        username: 'uma',
+        password: 'pw',
+      })
+    )['access_token'],
   );
 
 const kidOf = (jwt: string): string =>
@@ -62,7 +71,8 @@ const settings: OidcSettings = { issuer, audience: AUD, clockSkewSeconds: 30 };
 
 describe('TokenVerifier with real Keycloak tokens', () => {
   beforeAll(async () => {
-    if (!issuerOfMain) throw new Error('OIDC_ISSUER missing: run through npm test (tools/infra starts Keycloak)');
+    if (!issuerOfMain)
+      throw new Error('OIDC_ISSUER missing: run through npm test (tools/infra starts Keycloak)');
     await admin('POST', '/realms', {
       realm,
       enabled: true,
@@ -80,7 +90,11 @@ describe('TokenVerifier with real Keycloak tokens', () => {
               name: 'audience',
               protocol: 'openid-connect',
               protocolMapper: 'oidc-audience-mapper',
-              config: { 'included.custom.audience': AUD, 'access.token.claim': 'true', 'id.token.claim': 'false' },
+              config: {
+                'included.custom.audience': AUD,
+                'access.token.claim': 'true',
+                'id.token.claim': 'false',
+              },
             },
           ],
         },
@@ -109,13 +123,25 @@ describe('TokenVerifier with real Keycloak tokens', () => {
     const caller = await new TokenVerifier(settings).verify(jwt);
     expect(caller.id).toBe(payloadOf(jwt)['sub']);
     expect([...caller.roles]).toEqual(['customer']);
+    // Keycloak 26 puts the login session's id (`sid`) in access tokens: carts records one LOGIN per session (ADR 0061).
+    expect(caller.sid).toEqual(expect.any(String));
+    expect(caller.sid).toBe(payloadOf(jwt)['sid']);
   });
 
   it('refuses another audience, another issuer, a tampered signature', async () => {
     const jwt = await token();
-    expect(await refusal(new TokenVerifier({ ...settings, audience: 'someone-else' }), jwt)).toBe('AUTH.INVALID_TOKEN unauthenticated');
+    expect(await refusal(new TokenVerifier({ ...settings, audience: 'someone-else' }), jwt)).toBe(
+      'AUTH.INVALID_TOKEN unauthenticated',
+    );
     expect(
-      await refusal(new TokenVerifier({ ...settings, issuer: issuerOfMain, jwksUrl: `${issuer}/protocol/openid-connect/certs` }), jwt),
+      await refusal(
+        new TokenVerifier({
+          ...settings,
+          issuer: issuerOfMain,
+          jwksUrl: `${issuer}/protocol/openid-connect/certs`,
+        }),
+        jwt,
+      ),
     ).toBe('AUTH.INVALID_TOKEN unauthenticated');
     const [h, p, sig] = jwt.split('.') as [string, string, string];
     const flipped = `${h}.${p}.${sig.slice(0, -4)}${sig.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
@@ -127,7 +153,9 @@ describe('TokenVerifier with real Keycloak tokens', () => {
       username: 'alice',
       password: 'demo',
     });
-    expect(await refusal(new TokenVerifier(settings), String(main['access_token']))).toBe('AUTH.INVALID_TOKEN unauthenticated');
+    expect(await refusal(new TokenVerifier(settings), String(main['access_token']))).toBe(
+      'AUTH.INVALID_TOKEN unauthenticated',
+    );
   });
 
   it('refuses an expired token, tolerating the configured clock skew', async () => {

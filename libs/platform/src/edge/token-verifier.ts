@@ -56,7 +56,18 @@ export class TokenVerifier {
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         clockTolerance: this.settings.clockSkewSeconds,
-        algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
+        algorithms: [
+          'RS256',
+          'RS384',
+          'RS512',
+          'PS256',
+          'PS384',
+          'PS512',
+          'ES256',
+          'ES384',
+          'ES512',
+          'EdDSA',
+        ],
         requiredClaims: ['sub', 'exp'],
         ...(this.options.now ? { currentDate: this.options.now() } : {}),
       }));
@@ -67,20 +78,34 @@ export class TokenVerifier {
     if (typeof sub !== 'string' || sub.length === 0 || sub.length > 128) {
       throw unauthenticated('AUTH.INVALID_TOKEN', 'token has no usable subject');
     }
-    return { kind: 'user', id: sub, roles: rolesOf(payload) };
+    const sid =
+      typeof payload['sid'] === 'string' && payload['sid'].length > 0 && payload['sid'].length <= 128
+        ? payload['sid']
+        : undefined;
+    return { kind: 'user', id: sub, roles: rolesOf(payload), sid };
   }
 
   private toAuthError(e: unknown): AppError {
-    if (e instanceof joseErrors.JWTExpired) return unauthenticated('AUTH.TOKEN_EXPIRED', 'access token expired');
+    if (e instanceof joseErrors.JWTExpired)
+      return unauthenticated('AUTH.TOKEN_EXPIRED', 'access token expired');
     if (e instanceof joseErrors.JWTClaimValidationFailed) {
       return unauthenticated('AUTH.INVALID_TOKEN', `token claim ${e.claim} is not acceptable`);
     }
-    if (e instanceof joseErrors.JWKSTimeout || e instanceof joseErrors.JWKSInvalid || !(e instanceof joseErrors.JOSEError)) {
+    if (
+      e instanceof joseErrors.JWKSTimeout ||
+      e instanceof joseErrors.JWKSInvalid ||
+      !(e instanceof joseErrors.JOSEError)
+    ) {
       // The key set could not be fetched (connection refused, timeout, garbage): the issuer is unreachable,
       // the token may be fine and the service cannot tell (503, retry later).
-      return new AppError('AUTH.ISSUER_UNAVAILABLE', 'unavailable', 'cannot fetch the signing keys of the identity provider');
+      return new AppError(
+        'AUTH.ISSUER_UNAVAILABLE',
+        'unavailable',
+        'cannot fetch the signing keys of the identity provider',
+      );
     }
-    if (e instanceof joseErrors.JWKSNoMatchingKey) return unauthenticated('AUTH.INVALID_TOKEN', 'token signed with an unknown key');
+    if (e instanceof joseErrors.JWKSNoMatchingKey)
+      return unauthenticated('AUTH.INVALID_TOKEN', 'token signed with an unknown key');
     return unauthenticated('AUTH.INVALID_TOKEN', 'token signature or format is not valid');
   }
 }
@@ -96,6 +121,7 @@ export function rolesOf(payload: JWTPayload): ReadonlySet<Role> {
 export function bearerTokenOf(header: string | undefined): string | undefined {
   if (header === undefined || header === '') return undefined;
   const match = /^Bearer ([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+)$/.exec(header.trim());
-  if (!match?.[1]) throw unauthenticated('AUTH.MALFORMED_AUTHORIZATION', 'Authorization must be "Bearer <JWT>"');
+  if (!match?.[1])
+    throw unauthenticated('AUTH.MALFORMED_AUTHORIZATION', 'Authorization must be "Bearer <JWT>"');
   return match[1];
 }
