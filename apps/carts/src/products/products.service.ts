@@ -16,7 +16,10 @@ export class ProductsService {
   async onCatalogEvent(e: EnvelopeOf<'catalog.products.v1'>): Promise<void> {
     const write = productWriteFor(e);
     await this.repo.apply(write);
-    this.logger.debug({ product_id: e.payload.product_id, version: e.payload.version, type: e.type, write: write.kind }, 'product table updated');
+    this.logger.debug(
+      { product_id: e.payload.product_id, version: e.payload.version, type: e.type, write: write.kind },
+      'product table updated',
+    );
   }
 
   async onInventoryEvent(e: EnvelopeOf<'inventory.events.v1'>): Promise<void> {
@@ -28,7 +31,9 @@ export class ProductsService {
       case 'StockReleased':
       case 'StockCommitted':
       case 'StockCommitFailed':
-        return; // the orders saga's business, not the carts'
+      case 'StockReturned':
+      case 'StockReturnFailed':
+        return; // the orders saga's business, not the carts' (a return's new level arrives as StockLevelChanged)
     }
   }
 }
