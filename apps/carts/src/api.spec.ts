@@ -40,6 +40,7 @@ describe('carts API document', () => {
       'DELETE /carts/:id/items/:product_id': { kind: 'user-or-guest' },
       'POST /carts/merge': { kind: 'user' },
       'POST /carts/:id/checkout': { kind: 'user', roles: ['customer'] },
+      'GET /activity': { kind: 'user', roles: ['customer', 'support', 'operator'] },
     });
   });
 });

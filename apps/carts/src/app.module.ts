@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { CassandraModule } from '@mw/persistence';
 import { PlatformModule } from '@mw/platform';
+import { ActivityModule } from './activity/activity.module';
+import { activitySchema } from './activity/activity.schema';
 import { CartsConfig } from './config';
 import { CARTS_CONFIG } from './config.token';
 import { CartsModule } from './carts/carts.module';
@@ -16,6 +18,7 @@ import { productsHandlers } from './products/products.handlers';
 import { ProductsModule } from './products/products.module';
 import { productsSchema } from './products/products.schema';
 import { SessionsModule } from './sessions/sessions.module';
+import { userSessionsSchema } from './sessions/user-sessions.schema';
 
 @Global()
 @Module({})
@@ -30,7 +33,14 @@ export class AppModule {
           localDataCenter: config.CASSANDRA_LOCAL_DATACENTER,
           keyspace: config.CASSANDRA_KEYSPACE,
           replication: { class: 'SimpleStrategy', replication_factor: config.CASSANDRA_REPLICATION_FACTOR },
-          schema: [...cartsSchema(config.CART_TTL_SECONDS), ...productsSchema(), ...checkoutSchema(), ...mergeSchema()],
+          schema: [
+            ...cartsSchema(config.CART_TTL_SECONDS),
+            ...productsSchema(),
+            ...checkoutSchema(),
+            ...mergeSchema(),
+            ...userSessionsSchema(),
+            ...activitySchema(config.USER_EVENTS_TTL_SECONDS),
+          ],
         }),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
@@ -47,12 +57,16 @@ export class AppModule {
           minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
         }),
         ProductsModule,
+        ActivityModule,
         SessionsModule,
         CartsModule,
         CheckoutModule,
         MergeModule,
       ],
-      controllers: [orderOutcomeHandler(config.CARTS_ORDERS_TOPIC), ...productsHandlers({ products: config.CARTS_PRODUCTS_TOPIC, stock: config.CARTS_STOCK_TOPIC })],
+      controllers: [
+        orderOutcomeHandler(config.CARTS_ORDERS_TOPIC),
+        ...productsHandlers({ products: config.CARTS_PRODUCTS_TOPIC, stock: config.CARTS_STOCK_TOPIC }),
+      ],
       providers: [{ provide: CARTS_CONFIG, useValue: config }],
       exports: [CARTS_CONFIG],
     };

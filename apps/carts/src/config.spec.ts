@@ -41,3 +41,22 @@ describe('carts configuration: guest sessions', () => {
     );
   });
 });
+
+describe('carts configuration: user sessions and activity (ADR 0061)', () => {
+  it('defaults: sessions 24 h (seed 003), events kept 90 days, at most 20,000 events per user and day', () => {
+    const c = loadCartsConfig({ ...base, NODE_ENV: 'development' });
+    expect([c.USER_SESSION_TTL_SECONDS, c.USER_EVENTS_TTL_SECONDS, c.USER_EVENTS_MAX_PER_USER_DAY]).toEqual([
+      86_400, 7_776_000, 20_000,
+    ]);
+  });
+
+  it('refuses a session TTL beyond the table default or none at all, and a zero cap, naming the variable', () => {
+    expect(problems({ ...base, USER_SESSION_TTL_SECONDS: '86401' })).toMatch(/^USER_SESSION_TTL_SECONDS: /);
+    expect(problems({ ...base, USER_SESSION_TTL_SECONDS: '0' })).toMatch(/^USER_SESSION_TTL_SECONDS: /);
+    expect(problems({ ...base, USER_EVENTS_MAX_PER_USER_DAY: '0' })).toMatch(
+      /^USER_EVENTS_MAX_PER_USER_DAY: /,
+    );
+    expect(problems({ ...base, USER_EVENTS_TTL_SECONDS: '59' })).toMatch(/^USER_EVENTS_TTL_SECONDS: /);
+    expect(loadCartsConfig({ ...base, USER_SESSION_TTL_SECONDS: '2' }).USER_SESSION_TTL_SECONDS).toBe(2);
+  });
+});

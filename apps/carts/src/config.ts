@@ -5,6 +5,8 @@ const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka t
 
 /** Cart lifetime after its last change, and the default lifetime of a guest session: 7 days. */
 const SEVEN_DAYS = 604_800;
+const ONE_DAY = 86_400;
+const NINETY_DAYS = 90 * ONE_DAY;
 
 /**
  * The guest-session key of development and tests (`npm start`, `npm test`), public on purpose:
@@ -17,14 +19,29 @@ export const cartsConfigSchema = baseConfigSchema
     HTTP_PORT: env.port(3003),
     CASSANDRA_CONTACT_POINTS: env.csv(),
     CASSANDRA_LOCAL_DATACENTER: z.string().min(1).default('datacenter1'),
-    CASSANDRA_KEYSPACE: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/).default('carts'),
+    CASSANDRA_KEYSPACE: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,47}$/)
+      .default('carts'),
     CASSANDRA_REPLICATION_FACTOR: env.int(1, 1, 9),
     /** A cart lives this long after its last change; every write rewrites the whole cart with it (ADR 0060). */
     CART_TTL_SECONDS: env.int(SEVEN_DAYS, 1, 31_536_000),
     /** HMAC-SHA256 key of guest sessions (`gs1.<uuid>.<expiry>.<signature>`, ADR 0007); at least 32 characters. */
-    GUEST_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_GUEST_SESSION_SECRET),
+    GUEST_SESSION_SECRET: z
+      .string()
+      .min(32, 'must be at least 32 characters')
+      .default(DEV_GUEST_SESSION_SECRET),
     /** A guest session (and with it access to its guest cart) lasts this long after it is issued. */
     GUEST_SESSION_TTL_SECONDS: env.int(SEVEN_DAYS, 60, 31_536_000),
+    /**
+     * Lifetime of a `user_sessions` row (seed 003: 24 h, the table's default TTL); written `USING TTL`
+     * with this value so tests can use seconds. Also how long an instance remembers a session it saw (ADR 0061).
+     */
+    USER_SESSION_TTL_SECONDS: env.int(ONE_DAY, 1, ONE_DAY),
+    /** How long a `user_events` row lives after its event_time (ADR 0061: 90 days). */
+    USER_EVENTS_TTL_SECONDS: env.int(NINETY_DAYS, 60, 400 * ONE_DAY),
+    /** At most this many events are kept per (user, UTC day) partition, per instance (ADR 0061: bounds a bot's partition). */
+    USER_EVENTS_MAX_PER_USER_DAY: env.int(20_000, 1, 100_000),
     /** The merge relay completes guest-cart merges a crash left half-done (ADR 0060, sessions and merge). */
     MERGE_RELAY_INTERVAL_MS: env.int(2000, 20, 60_000),
     /** The request that recorded a merge intent completes it itself; the relay leaves younger intents to it. */
@@ -50,7 +67,9 @@ export const cartsConfigSchema = baseConfigSchema
      * Test-only: a checkout stops (never returns) at this point, so a crash test can SIGKILL the
      * process between the outbox intent and the status LWT, or between the LWT and the publish.
      */
-    CARTS_TEST_PAUSE_AT: z.enum(['none', 'after-intent', 'after-lwt', 'after-merge-intent', 'after-merge-apply']).default('none'),
+    CARTS_TEST_PAUSE_AT: z
+      .enum(['none', 'after-intent', 'after-lwt', 'after-merge-intent', 'after-merge-apply'])
+      .default('none'),
   })
   .refine((c) => c.CARTS_TEST_PAUSE_AT === 'none' || c.NODE_ENV === 'test', {
     path: ['CARTS_TEST_PAUSE_AT'],

@@ -1,9 +1,32 @@
-import { Cart, checkoutOfKey, isExpired, isOwnedBy, MAX_REMEMBERED_KEYS, newCart, ownerColumns, putLine, rememberKey, statusAfterOutcome, touched } from './cart';
+import {
+  Cart,
+  checkoutOfKey,
+  isExpired,
+  isOwnedBy,
+  MAX_REMEMBERED_KEYS,
+  newCart,
+  type OrderOutcome,
+  ownerColumns,
+  putLine,
+  rememberKey,
+  statusAfterOutcome,
+  touched,
+} from './cart';
 
 const t0 = new Date('2026-11-21T10:00:00.000Z');
-const cart = (over: Partial<Cart> = {}): Cart => ({ ...newCart({ cart_id: 'c', user_id: 'u', session_id: null, zone: 'MSK' }, t0, 60), ...over });
+const cart = (over: Partial<Cart> = {}): Cart => ({
+  ...newCart({ cart_id: 'c', user_id: 'u', session_id: null, zone: 'MSK' }, t0, 60),
+  ...over,
+});
 const line = { name: 'A', qty: 1, unit_price: 100 };
-const onCheckout = (id: string): Partial<Cart> => ({ status: 'checking_out', checkout: { checkout_id: id, lines: [], total: 0 } });
+const onCheckout = (id: string): Partial<Cart> => ({
+  status: 'checking_out',
+  checkout: { checkout_id: id, lines: [], total: 0 },
+});
+const confirmed: OrderOutcome = { type: 'OrderConfirmed' };
+const cancelled: OrderOutcome = { type: 'OrderCancelled', after_confirmation: false };
+const cancelledAfterConfirmation: OrderOutcome = { type: 'OrderCancelled', after_confirmation: true };
+const rejected: OrderOutcome = { type: 'OrderRejected' };
 
 describe('cart rules', () => {
   it('a change moves the whole cart: one revision on, expiry from the change (the cart TTL, not a cell TTL)', () => {
@@ -16,23 +39,56 @@ describe('cart rules', () => {
   });
 
   it('allows edits only on active carts, and a new line only below the limit', () => {
-    expect(putLine(cart({ status: 'checking_out' }), 'p', line, 10)).toEqual({ ok: false, refusal: { code: 'CARTS.NOT_EDITABLE' } });
+    expect(putLine(cart({ status: 'checking_out' }), 'p', line, 10)).toEqual({
+      ok: false,
+      refusal: { code: 'CARTS.NOT_EDITABLE' },
+    });
     const full = cart({ items: { a: line, b: line } });
-    expect(putLine(full, 'c', line, 2)).toEqual({ ok: false, refusal: { code: 'CARTS.TOO_MANY_LINES', max: 2 } });
+    expect(putLine(full, 'c', line, 2)).toEqual({
+      ok: false,
+      refusal: { code: 'CARTS.TOO_MANY_LINES', max: 2 },
+    });
     expect(putLine(full, 'a', { ...line, qty: 3 }, 2)).toMatchObject({ ok: true, items: { a: { qty: 3 } } });
   });
 
   it('an outcome moves the cart only while it is checking out on that checkout', () => {
-    expect(statusAfterOutcome(cart(onCheckout('k1')), 'OrderConfirmed', 'k1')).toBe('ordered');
-    expect(statusAfterOutcome(cart(onCheckout('k1')), 'OrderCancelled', 'k1')).toBe('active');
-    expect(statusAfterOutcome(cart(onCheckout('k1')), 'OrderRejected', 'k1')).toBe('active');
+    expect(statusAfterOutcome(cart(onCheckout('k1')), confirmed, 'k1')).toBe('ordered');
+    expect(statusAfterOutcome(cart(onCheckout('k1')), cancelled, 'k1')).toBe('active');
+    expect(statusAfterOutcome(cart(onCheckout('k1')), rejected, 'k1')).toBe('active');
+  });
+
+  it('a cancel after confirmation that overtook its OrderConfirmed ends the cart ordered: a confirmed order never reopens its cart', () => {
+    expect(statusAfterOutcome(cart(onCheckout('k1')), cancelledAfterConfirmation, 'k1')).toBe('ordered');
+    // and the confirm arriving after it finds the cart ordered: nothing more to do
+    expect(statusAfterOutcome(cart({ ...onCheckout('k1'), status: 'ordered' }), confirmed, 'k1')).toBeNull();
   });
 
   it.each([
-    ['a stale checkout', onCheckout('k2'), 'OrderCancelled', 'k1'],
-    ['a replayed confirm', { ...onCheckout('k1'), status: 'ordered' }, 'OrderConfirmed', 'k1'],
-    ['a late cancel after the confirm', { ...onCheckout('k1'), status: 'ordered' }, 'OrderCancelled', 'k1'],
-    ['an outcome for an active cart', {}, 'OrderConfirmed', 'k1'],
+    ['delivery started', { type: 'OrderDeliveryStarted' }],
+    ['completed', { type: 'OrderCompleted' }],
+  ] as const)('order %s changes no cart status, whatever the cart', (_n, outcome) => {
+    for (const over of [
+      onCheckout('k1'),
+      { ...onCheckout('k1'), status: 'ordered' },
+      {},
+      { status: 'abandoned' },
+    ] as Partial<Cart>[]) {
+      expect(statusAfterOutcome(cart(over), outcome, 'k1')).toBeNull();
+    }
+  });
+
+  it.each([
+    ['a stale checkout', onCheckout('k2'), cancelled, 'k1'],
+    ['a replayed confirm', { ...onCheckout('k1'), status: 'ordered' }, confirmed, 'k1'],
+    ['a late cancel after the confirm', { ...onCheckout('k1'), status: 'ordered' }, cancelled, 'k1'],
+    [
+      'a late cancel after confirmation',
+      { ...onCheckout('k1'), status: 'ordered' },
+      cancelledAfterConfirmation,
+      'k1',
+    ],
+    ['a cancel after confirmation of another checkout', onCheckout('k2'), cancelledAfterConfirmation, 'k1'],
+    ['an outcome for an active cart', {}, confirmed, 'k1'],
   ] as const)('ignores %s', (_n, over, outcome, id) => {
     expect(statusAfterOutcome(cart(over as Partial<Cart>), outcome, id)).toBeNull();
   });
@@ -57,8 +113,14 @@ describe('cart rules', () => {
     const guestCart = cart({ ...ownerColumns(guestA) });
     expect(ownerColumns(alice)).toEqual({ user_id: 'alice', session_id: null });
     expect(ownerColumns(guestA)).toEqual({ user_id: null, session_id: 's-a' });
-    expect([isOwnedBy(userCart, alice), isOwnedBy(userCart, bob), isOwnedBy(userCart, guestA)]).toEqual([true, false, false]);
-    expect([isOwnedBy(guestCart, guestA), isOwnedBy(guestCart, guestB), isOwnedBy(guestCart, alice)]).toEqual([true, false, false]);
+    expect([isOwnedBy(userCart, alice), isOwnedBy(userCart, bob), isOwnedBy(userCart, guestA)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect([isOwnedBy(guestCart, guestA), isOwnedBy(guestCart, guestB), isOwnedBy(guestCart, alice)]).toEqual(
+      [true, false, false],
+    );
     // A user cart that also carries a session (written before ADR 0007) is not the session's.
     expect(isOwnedBy(cart({ user_id: 'alice', session_id: 's-a' }), guestA)).toBe(false);
     // A user whose id looks like a session id owns nothing of the session's.

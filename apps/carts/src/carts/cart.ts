@@ -8,7 +8,8 @@ export type CartStatus = 'active' | 'checking_out' | 'ordered' | 'abandoned' | '
 export const MAX_LINE_QTY = 99;
 
 /** Who a cart belongs to: a signed-in user (the token's subject) or a guest session. */
-export type CartOwner = { readonly kind: 'user'; readonly userId: string } | { readonly kind: 'guest'; readonly sessionId: string };
+export type CartOwner =
+  { readonly kind: 'user'; readonly userId: string } | { readonly kind: 'guest'; readonly sessionId: string };
 
 export interface CartLine {
   /** Catalog name and price when the line was last put; the view and checkout use current catalog prices. */
@@ -20,6 +21,8 @@ export interface CartLine {
 /** The priced lines a checkout took, as published in CheckoutRequested (minor units). */
 export interface CheckoutSnapshot {
   readonly checkout_id: string;
+  /** When the checkout was requested (ISO); the time of its activity event. Absent on checkouts taken before ADR 0061. */
+  readonly requested_at?: string | undefined;
   readonly lines: readonly {
     readonly product_id: string;
     readonly name: string;
@@ -81,7 +84,11 @@ export interface MergeRecord {
 /** How many Idempotency-Keys a cart remembers. */
 export const MAX_REMEMBERED_KEYS = 20;
 
-export function newCart(input: { cart_id: string; user_id: string | null; session_id: string | null; zone: string }, now: Date, ttlSeconds: number): Cart {
+export function newCart(
+  input: { cart_id: string; user_id: string | null; session_id: string | null; zone: string },
+  now: Date,
+  ttlSeconds: number,
+): Cart {
   return {
     ...input,
     status: 'active',
@@ -100,8 +107,19 @@ export function newCart(input: { cart_id: string; user_id: string | null; sessio
 export const expiry = (now: Date, ttlSeconds: number): Date => new Date(now.getTime() + ttlSeconds * 1000);
 
 /** The next state of a cart after a change: touched (new expiry) and one revision on. */
-export function touched(cart: Cart, change: Partial<Pick<Cart, 'status' | 'items' | 'checkout' | 'checkout_keys' | 'merge' | 'merged_from'>>, now: Date, ttlSeconds: number): Cart {
-  return { ...cart, ...change, updated_at: now, expires_at: expiry(now, ttlSeconds), revision: (cart.revision ?? 0) + 1 };
+export function touched(
+  cart: Cart,
+  change: Partial<Pick<Cart, 'status' | 'items' | 'checkout' | 'checkout_keys' | 'merge' | 'merged_from'>>,
+  now: Date,
+  ttlSeconds: number,
+): Cart {
+  return {
+    ...cart,
+    ...change,
+    updated_at: now,
+    expires_at: expiry(now, ttlSeconds),
+    revision: (cart.revision ?? 0) + 1,
+  };
 }
 
 /** A cart read before Cassandra dropped it (TTL is whole seconds) is expired all the same. */
@@ -137,10 +155,16 @@ export function canEditItems(status: CartStatus): boolean {
   return status === 'active';
 }
 
-export type PutLineRefusal = { readonly code: 'CARTS.NOT_EDITABLE' } | { readonly code: 'CARTS.TOO_MANY_LINES'; readonly max: number };
+export type PutLineRefusal =
+  { readonly code: 'CARTS.NOT_EDITABLE' } | { readonly code: 'CARTS.TOO_MANY_LINES'; readonly max: number };
 
 /** Sets one line; refuses edits outside `active` and a new line beyond the limit. */
-export function putLine(cart: Cart, productId: string, line: CartLine, maxLines: number): { ok: true; items: Record<string, CartLine> } | { ok: false; refusal: PutLineRefusal } {
+export function putLine(
+  cart: Cart,
+  productId: string,
+  line: CartLine,
+  maxLines: number,
+): { ok: true; items: Record<string, CartLine> } | { ok: false; refusal: PutLineRefusal } {
   if (!canEditItems(cart.status)) return { ok: false, refusal: { code: 'CARTS.NOT_EDITABLE' } };
   if (!(productId in cart.items) && Object.keys(cart.items).length >= maxLines) {
     return { ok: false, refusal: { code: 'CARTS.TOO_MANY_LINES', max: maxLines } };
@@ -154,26 +178,45 @@ export function withoutLine(cart: Cart, productId: string): Record<string, CartL
   return items;
 }
 
-export type OrderOutcome = 'OrderConfirmed' | 'OrderCancelled' | 'OrderRejected';
+/**
+ * What an order event of `orders.orders.v1` says about the checkout that made it (only what the
+ * cart rules read). `after_confirmation`: the customer cancelled an order that had been confirmed.
+ */
+export type OrderOutcome =
+  | { readonly type: 'OrderConfirmed' }
+  | { readonly type: 'OrderCancelled'; readonly after_confirmation: boolean }
+  | { readonly type: 'OrderRejected' }
+  | { readonly type: 'OrderDeliveryStarted' }
+  | { readonly type: 'OrderCompleted' };
 
 /**
  * Saga step 5. An outcome moves the cart only while it is checking out on that very checkout:
- * confirmed → ordered; cancelled or rejected → active again (the checkout is dropped). Anything
+ * confirmed → ordered; cancelled or rejected → active again (the checkout is dropped). A cancel
+ * *after confirmation* that overtook its OrderConfirmed ends the cart ordered too: the order was
+ * confirmed, so the cart must not reopen. Delivery started and completed change no cart. Anything
  * else — another checkout's outcome, a replay, a late cancel after a confirm — changes nothing.
  */
 export function statusAfterOutcome(cart: Cart, outcome: OrderOutcome, checkoutId: string): CartStatus | null {
   if (cart.status !== 'checking_out' || cart.checkout?.checkout_id !== checkoutId) return null;
-  switch (outcome) {
+  switch (outcome.type) {
     case 'OrderConfirmed':
       return 'ordered';
     case 'OrderCancelled':
+      return outcome.after_confirmation ? 'ordered' : 'active';
     case 'OrderRejected':
       return 'active';
+    case 'OrderDeliveryStarted':
+    case 'OrderCompleted':
+      return null;
   }
 }
 
 /** Remembers an Idempotency-Key, keeping only the latest MAX_REMEMBERED_KEYS. */
-export function rememberKey(keys: Cart['checkout_keys'], key: string | undefined, checkoutId: string): Cart['checkout_keys'] {
+export function rememberKey(
+  keys: Cart['checkout_keys'],
+  key: string | undefined,
+  checkoutId: string,
+): Cart['checkout_keys'] {
   if (!key) return keys;
   return [...keys.filter(([k]) => k !== key), [key, checkoutId] as const].slice(-MAX_REMEMBERED_KEYS);
 }

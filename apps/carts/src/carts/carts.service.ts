@@ -2,11 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AppError, LOGGER } from '@mw/platform';
+import { cartActivity } from '../activity/activity';
+import { ActivityService } from '../activity/activity.service';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
 import { exceedsKnownStock, StockLevel } from '../products/product';
 import { ProductsRepository } from '../products/products.repository';
-import { Cart, CartOwner, isExpired, isOwnedBy, newCart, OrderOutcome, ownerColumns, putLine, statusAfterOutcome, touched, withoutLine } from './cart';
+import {
+  Cart,
+  CartOwner,
+  isExpired,
+  isOwnedBy,
+  newCart,
+  OrderOutcome,
+  ownerColumns,
+  putLine,
+  statusAfterOutcome,
+  touched,
+  withoutLine,
+} from './cart';
 import { cartView, CartView } from './cart-view';
 import { CartsRepository } from './carts.repository';
 
@@ -18,6 +32,7 @@ export class CartsService {
   constructor(
     private readonly repo: CartsRepository,
     private readonly products: ProductsRepository,
+    private readonly activity: ActivityService,
     @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -26,10 +41,18 @@ export class CartsService {
   async create(zone: string, owner: CartOwner): Promise<CartView> {
     if (!this.config.ZONES.includes(zone)) {
       // A well-formed zone code the deployment does not serve (ZONES is configuration the document cannot state): 422.
-      throw AppError.unprocessable([{ field: 'body.zone', message: `unknown zone ${zone} (served: ${this.config.ZONES.join(', ')})` }], 'CARTS.UNKNOWN_ZONE');
+      throw AppError.unprocessable(
+        [{ field: 'body.zone', message: `unknown zone ${zone} (served: ${this.config.ZONES.join(', ')})` }],
+        'CARTS.UNKNOWN_ZONE',
+      );
     }
-    const cart = newCart({ cart_id: randomUUID(), ...ownerColumns(owner), zone }, new Date(), this.config.CART_TTL_SECONDS);
+    const cart = newCart(
+      { cart_id: randomUUID(), ...ownerColumns(owner), zone },
+      new Date(),
+      this.config.CART_TTL_SECONDS,
+    );
     await this.repo.create(cart);
+    if (owner.kind === 'user') await this.activity.record(cartActivity.created(owner.userId, cart));
     return this.view(cart);
   }
 
@@ -41,20 +64,38 @@ export class CartsService {
   async putItem(cartId: string, owner: CartOwner, productId: string, qty: number): Promise<CartView> {
     const product = await this.products.get(productId);
     if (!product) {
-      throw new AppError('CARTS.PRODUCT_NOT_FOUND', 'not_found', `product ${productId} is not sold (unknown or deleted)`, [{ field: 'params.product_id', message: 'not in the catalog' }]);
+      throw new AppError(
+        'CARTS.PRODUCT_NOT_FOUND',
+        'not_found',
+        `product ${productId} is not sold (unknown or deleted)`,
+        [{ field: 'params.product_id', message: 'not in the catalog' }],
+      );
     }
+    const line = { name: product.name, qty, unit_price: product.price };
     const cart = await this.mutate(cartId, owner, async (c) => {
       const level = await this.products.stock(productId, c.zone);
       if (exceedsKnownStock(level, qty)) {
-        throw new AppError('CARTS.INSUFFICIENT_STOCK', 'conflict', `only ${level?.available ?? 0} left in ${c.zone}`, [{ field: 'body.qty', message: `at most ${level?.available ?? 0} available in ${c.zone}` }]);
+        throw new AppError(
+          'CARTS.INSUFFICIENT_STOCK',
+          'conflict',
+          `only ${level?.available ?? 0} left in ${c.zone}`,
+          [{ field: 'body.qty', message: `at most ${level?.available ?? 0} available in ${c.zone}` }],
+        );
       }
-      const r = putLine(c, productId, { name: product.name, qty, unit_price: product.price }, this.config.CART_MAX_LINES);
+      const r = putLine(c, productId, line, this.config.CART_MAX_LINES);
       if (!r.ok) {
         if (r.refusal.code === 'CARTS.NOT_EDITABLE') throw notEditable(c);
-        throw new AppError('CARTS.TOO_MANY_LINES', 'conflict', `a cart holds at most ${r.refusal.max} lines`, [{ field: 'params.product_id', message: `cart already has ${r.refusal.max} lines` }]);
+        throw new AppError(
+          'CARTS.TOO_MANY_LINES',
+          'conflict',
+          `a cart holds at most ${r.refusal.max} lines`,
+          [{ field: 'params.product_id', message: `cart already has ${r.refusal.max} lines` }],
+        );
       }
       return touched(c, { items: r.items }, new Date(), this.config.CART_TTL_SECONDS);
     });
+    if (owner.kind === 'user')
+      await this.activity.record(cartActivity.itemPut(owner.userId, cart, productId, line));
     return this.view(cart);
   }
 
@@ -63,6 +104,8 @@ export class CartsService {
       if (c.status !== 'active') throw notEditable(c);
       return touched(c, { items: withoutLine(c, productId) }, new Date(), this.config.CART_TTL_SECONDS);
     });
+    if (owner.kind === 'user')
+      await this.activity.record(cartActivity.itemRemoved(owner.userId, cart, productId));
     return this.view(cart);
   }
 
@@ -72,27 +115,52 @@ export class CartsService {
 
   /**
    * Saga step 5: an outcome moves the cart only while it is checking out on that checkout; a stale
-   * or replayed outcome finds it elsewhere and changes nothing.
+   * or replayed outcome finds it elsewhere and changes nothing, and so do delivery and completion.
    */
-  async onOrderOutcome(type: OrderOutcome, cartId: string, checkoutId: string): Promise<void> {
+  async onOrderOutcome(outcome: OrderOutcome, cartId: string, checkoutId: string): Promise<void> {
+    const type = outcome.type;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const cart = await this.repo.get(cartId);
       if (!cart) {
-        this.logger.warn({ cart_id: cartId, checkout_id: checkoutId, type }, 'order outcome for an unknown or expired cart');
+        this.logger.warn(
+          { cart_id: cartId, checkout_id: checkoutId, type },
+          'order outcome for an unknown or expired cart',
+        );
         return;
       }
-      const to = statusAfterOutcome(cart, type, checkoutId);
+      const to = statusAfterOutcome(cart, outcome, checkoutId);
       if (to === null) {
-        this.logger.info({ cart_id: cartId, checkout_id: checkoutId, cart_checkout_id: cart.checkout?.checkout_id ?? null, status: cart.status, type }, 'outcome is not for the current checkout; nothing to do');
+        this.logger.info(
+          {
+            cart_id: cartId,
+            checkout_id: checkoutId,
+            cart_checkout_id: cart.checkout?.checkout_id ?? null,
+            status: cart.status,
+            type,
+          },
+          'order event changes nothing on this cart (another checkout, a replay, or no cart status to change)',
+        );
         return;
       }
-      const next = touched(cart, { status: to, checkout: to === 'active' ? null : cart.checkout }, new Date(), this.config.CART_TTL_SECONDS);
+      const next = touched(
+        cart,
+        { status: to, checkout: to === 'active' ? null : cart.checkout },
+        new Date(),
+        this.config.CART_TTL_SECONDS,
+      );
       if (await this.repo.save(next, cart)) {
-        this.logger.info({ cart_id: cartId, checkout_id: checkoutId, type, to }, 'cart status changed by order outcome');
+        this.logger.info(
+          { cart_id: cartId, checkout_id: checkoutId, type, to },
+          'cart status changed by order outcome',
+        );
         return;
       }
     }
-    throw new AppError('CARTS.CONCURRENT_CHANGE', 'internal', `cart ${cartId} kept changing; outcome will be retried`);
+    throw new AppError(
+      'CARTS.CONCURRENT_CHANGE',
+      'internal',
+      `cart ${cartId} kept changing; outcome will be retried`,
+    );
   }
 
   /** Loads, decides and writes with `IF revision = ?`, re-deciding on a fresh read when another write won. */
@@ -111,19 +179,32 @@ export class CartsService {
    */
   async load(cartId: string, owner: CartOwner): Promise<Cart> {
     const cart = await this.repo.get(cartId);
-    if (!cart || !isOwnedBy(cart, owner)) throw AppError.notFound('CARTS.CART_NOT_FOUND', `cart ${cartId} not found or expired`);
-    if (isExpired(cart, new Date())) throw AppError.notFound('CARTS.CART_EXPIRED', `cart ${cartId} expired at ${cart.expires_at.toISOString()}`);
+    if (!cart || !isOwnedBy(cart, owner))
+      throw AppError.notFound('CARTS.CART_NOT_FOUND', `cart ${cartId} not found or expired`);
+    if (isExpired(cart, new Date()))
+      throw AppError.notFound(
+        'CARTS.CART_EXPIRED',
+        `cart ${cartId} expired at ${cart.expires_at.toISOString()}`,
+      );
     return cart;
   }
 
   async view(cart: Cart): Promise<CartView> {
     const ids = Object.keys(cart.items);
-    const [products, levels] = await Promise.all([this.products.getMany(ids), Promise.all(ids.map((id) => this.products.stock(id, cart.zone)))]);
+    const [products, levels] = await Promise.all([
+      this.products.getMany(ids),
+      Promise.all(ids.map((id) => this.products.stock(id, cart.zone))),
+    ]);
     const stock = new Map(levels.filter((l): l is StockLevel => l !== null).map((l) => [l.product_id, l]));
     return cartView(cart, products, stock);
   }
 }
 
 function notEditable(cart: Cart): AppError {
-  return new AppError('CARTS.NOT_EDITABLE', 'conflict', `cart is ${cart.status}; items can change only while it is active`, [{ field: 'status', message: cart.status }]);
+  return new AppError(
+    'CARTS.NOT_EDITABLE',
+    'conflict',
+    `cart is ${cart.status}; items can change only while it is active`,
+    [{ field: 'status', message: cart.status }],
+  );
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ActivityModule } from '../activity/activity.module';
 import { CartsModule } from '../carts/carts.module';
 import { ProductsModule } from '../products/products.module';
 import { CheckoutController } from './checkout.controller';
@@ -8,7 +9,7 @@ import { CheckoutService } from './checkout.service';
 import { TestPausePoints } from './test-pause-points';
 
 @Module({
-  imports: [CartsModule, ProductsModule],
+  imports: [CartsModule, ProductsModule, ActivityModule],
   controllers: [CheckoutController],
   providers: [CheckoutOutboxRepository, CheckoutRelay, CheckoutService, TestPausePoints],
   exports: [CheckoutRelay, CheckoutOutboxRepository],

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { createMessage } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
 import { AppError, FieldProblem, formatMoney, LOGGER, outgoingTrace } from '@mw/platform';
+import { cartActivity } from '../activity/activity';
+import { ActivityService } from '../activity/activity.service';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
 import { Cart, checkoutOfKey, rememberKey, touched } from '../carts/cart';
@@ -45,20 +47,34 @@ export class CheckoutService {
     private readonly relay: CheckoutRelay,
     private readonly publisher: KafkaPublisher,
     private readonly pauses: TestPausePoints,
+    private readonly activity: ActivityService,
     @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** Checks out the user's own cart; `userId` is the verified token subject, and the order's user. */
-  async checkout(cartId: string, userId: string, idempotencyKey: string | undefined): Promise<CheckoutAnswer> {
+  async checkout(
+    cartId: string,
+    userId: string,
+    idempotencyKey: string | undefined,
+  ): Promise<CheckoutAnswer> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const cart = await this.carts.load(cartId, { kind: 'user', userId });
       const prior = checkoutOfKey(cart, idempotencyKey);
-      if (prior) return this.answerExisting(cart, prior);
+      if (prior) return this.answerExisting(cart, prior, userId);
       if (cart.status === 'checking_out' && cart.checkout) {
         // A repeated checkout answers the checkout in progress; the key is remembered for it.
-        if (idempotencyKey) await this.repo.save(touched(cart, { checkout_keys: rememberKey(cart.checkout_keys, idempotencyKey, cart.checkout.checkout_id) }, new Date(), this.config.CART_TTL_SECONDS), cart);
-        return this.answerExisting(cart, cart.checkout.checkout_id);
+        if (idempotencyKey)
+          await this.repo.save(
+            touched(
+              cart,
+              { checkout_keys: rememberKey(cart.checkout_keys, idempotencyKey, cart.checkout.checkout_id) },
+              new Date(),
+              this.config.CART_TTL_SECONDS,
+            ),
+            cart,
+          );
+        return this.answerExisting(cart, cart.checkout.checkout_id, userId);
       }
       const started = await this.start(cart, userId, idempotencyKey);
       if (started) return started;
@@ -67,15 +83,30 @@ export class CheckoutService {
     throw AppError.conflict('CARTS.CONCURRENT_CHANGE', 'the cart changed concurrently; retry');
   }
 
-  private async start(cart: Cart, userId: string, idempotencyKey: string | undefined): Promise<CheckoutAnswer | null> {
-    const priced = priceCheckout(cart, await this.products.getMany(Object.keys(cart.items)), { zones: this.config.ZONES, maxLines: this.config.CART_MAX_LINES });
+  private async start(
+    cart: Cart,
+    userId: string,
+    idempotencyKey: string | undefined,
+  ): Promise<CheckoutAnswer | null> {
+    const priced = priceCheckout(cart, await this.products.getMany(Object.keys(cart.items)), {
+      zones: this.config.ZONES,
+      maxLines: this.config.CART_MAX_LINES,
+    });
     if (!priced.ok) throw refusalError(priced.refusals, cart);
     const now = new Date();
     const checkoutId = randomUUID();
     const msg = createMessage(
       'carts.checkout.v1',
       'CheckoutRequested',
-      { cart_id: cart.cart_id, checkout_id: checkoutId, user_id: userId, zone: cart.zone, currency: 'RUB', lines: [...priced.lines], total: priced.total },
+      {
+        cart_id: cart.cart_id,
+        checkout_id: checkoutId,
+        user_id: userId,
+        zone: cart.zone,
+        currency: 'RUB',
+        lines: [...priced.lines],
+        total: priced.total,
+      },
       outgoingTrace(),
       now,
     );
@@ -93,14 +124,28 @@ export class CheckoutService {
     // 2. The LWT: active → checking_out at the revision read. Losing it means someone else changed the cart.
     const next = touched(
       cart,
-      { status: 'checking_out', checkout: { checkout_id: checkoutId, lines: priced.lines, total: priced.total }, checkout_keys: rememberKey(cart.checkout_keys, idempotencyKey, checkoutId) },
+      {
+        status: 'checking_out',
+        checkout: {
+          checkout_id: checkoutId,
+          requested_at: now.toISOString(),
+          lines: priced.lines,
+          total: priced.total,
+        },
+        checkout_keys: rememberKey(cart.checkout_keys, idempotencyKey, checkoutId),
+      },
       now,
       this.config.CART_TTL_SECONDS,
     );
-    const applied = await this.repo.save(next, cart, { afterApplied: () => this.pauses.at('after-lwt', checkoutId) });
+    const applied = await this.repo.save(next, cart, {
+      afterApplied: () => this.pauses.at('after-lwt', checkoutId),
+    });
     if (!applied) {
       await this.outbox.delete([intent]);
-      this.logger.info({ cart_id: cart.cart_id, checkout_id: checkoutId }, 'checkout LWT lost; intent removed');
+      this.logger.info(
+        { cart_id: cart.cart_id, checkout_id: checkoutId },
+        'checkout LWT lost; intent removed',
+      );
       return null;
     }
     // 3. Publish now (the relay would, a few seconds later), then drop the intent.
@@ -108,21 +153,46 @@ export class CheckoutService {
       await this.publisher.publish(this.relay.toMessage(intent));
       await this.outbox.delete([intent]);
     } catch (e) {
-      this.logger.warn({ cart_id: cart.cart_id, checkout_id: checkoutId, err: (e as Error).message }, 'publish after checkout failed; the relay will publish');
+      this.logger.warn(
+        { cart_id: cart.cart_id, checkout_id: checkoutId, err: (e as Error).message },
+        'publish after checkout failed; the relay will publish',
+      );
     }
-    this.logger.info({ cart_id: cart.cart_id, checkout_id: checkoutId, total: priced.total, lines: priced.lines.length }, 'checkout requested');
+    this.logger.info(
+      { cart_id: cart.cart_id, checkout_id: checkoutId, total: priced.total, lines: priced.lines.length },
+      'checkout requested',
+    );
+    await this.recordActivity(next, checkoutId, userId);
     return this.answer(next, checkoutId, 202);
   }
 
-  private answerExisting(cart: Cart, checkoutId: string): CheckoutAnswer {
+  /**
+   * A repeated checkout (same cart, or same Idempotency-Key) answers the recorded one and writes its
+   * activity row again: the row is keyed by the checkout, so this restores an event a crash right
+   * after the status LWT lost, and otherwise overwrites it unchanged.
+   */
+  private async answerExisting(cart: Cart, checkoutId: string, userId: string): Promise<CheckoutAnswer> {
+    await this.recordActivity(cart, checkoutId, userId);
     return this.answer(cart, checkoutId, 200);
+  }
+
+  private async recordActivity(cart: Cart, checkoutId: string, userId: string): Promise<void> {
+    if (cart.checkout?.checkout_id === checkoutId)
+      await this.activity.record(cartActivity.checkoutRequested(userId, cart, cart.checkout));
   }
 
   private answer(cart: Cart, checkoutId: string, httpStatus: 200 | 202): CheckoutAnswer {
     const snapshot = cart.checkout?.checkout_id === checkoutId ? checkoutView(cart.checkout) : null;
     return {
       httpStatus,
-      body: { cart_id: cart.cart_id, checkout_id: checkoutId, status: cart.status, lines: snapshot?.lines ?? [], total: snapshot?.total ?? formatMoney(0), currency: 'RUB' },
+      body: {
+        cart_id: cart.cart_id,
+        checkout_id: checkoutId,
+        status: cart.status,
+        lines: snapshot?.lines ?? [],
+        total: snapshot?.total ?? formatMoney(0),
+        currency: 'RUB',
+      },
     };
   }
 }
@@ -131,7 +201,8 @@ function refusalError(refusals: readonly CheckoutRefusal[], cart: Cart): AppErro
   const first = refusals[0];
   const errors: FieldProblem[] = refusals.map((r) => ({ field: r.field, message: refusalMessage(r, cart) }));
   const code = first?.code ?? 'CARTS.NOT_CHECKOUTABLE';
-  const kind = code === 'CARTS.PRODUCT_UNAVAILABLE' || code === 'CARTS.NOT_CHECKOUTABLE' ? 'conflict' : 'unprocessable';
+  const kind =
+    code === 'CARTS.PRODUCT_UNAVAILABLE' || code === 'CARTS.NOT_CHECKOUTABLE' ? 'conflict' : 'unprocessable';
   return new AppError(code, kind, errors[0]?.message ?? 'cart cannot be checked out', errors);
 }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ActivityModule } from '../activity/activity.module';
 import { CartsModule } from '../carts/carts.module';
 import { TestPausePoints } from '../checkout/test-pause-points';
 import { ProductsModule } from '../products/products.module';
@@ -9,7 +10,7 @@ import { MergeRelay } from './merge-relay';
 import { MergeService } from './merge.service';
 
 @Module({
-  imports: [CartsModule, ProductsModule, SessionsModule],
+  imports: [CartsModule, ProductsModule, SessionsModule, ActivityModule],
   controllers: [MergeController],
   providers: [MergeIntentsRepository, MergeRelay, MergeService, TestPausePoints],
   exports: [MergeIntentsRepository, MergeRelay],

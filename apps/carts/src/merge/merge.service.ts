@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AppError, GUEST_SESSION_HEADER, LOGGER } from '@mw/platform';
+import { cartActivity } from '../activity/activity';
+import { ActivityService } from '../activity/activity.service';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
 import { type Cart, type GuestMerge, newCart, touched } from '../carts/cart';
@@ -56,6 +58,7 @@ export class MergeService {
     private readonly products: ProductsRepository,
     private readonly intents: MergeIntentsRepository,
     private readonly pauses: TestPausePoints,
+    private readonly activity: ActivityService,
     @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -98,7 +101,7 @@ export class MergeService {
         case 'taken':
           return null;
         case 'done':
-          return mergedOf(guest as Merging);
+          return this.recorded(guest as Merging);
         case 'start': {
           const started = await this.start(guest as Cart, userId, now);
           if (!started) continue;
@@ -240,6 +243,7 @@ export class MergeService {
     ) as Merging;
     if (!(await this.repo.save(closed, guest))) return null;
     await this.intents.delete([intentOf(guest)]);
+    const merged = await this.recorded(closed);
     this.logger.info(
       {
         guest_cart_id: guest.cart_id,
@@ -248,7 +252,18 @@ export class MergeService {
       },
       'guest cart merged',
     );
-    return mergedOf(closed);
+    return merged;
+  }
+
+  /**
+   * A merged guest cart as the merge answers it, after writing the user's CART_MERGED activity.
+   * Every completer (the request, a retry, the relay) writes the same row, keyed by the guest cart
+   * and the moment its lines arrived: a repeated merge call restores an event a crash lost.
+   */
+  private async recorded(guest: Merging): Promise<MergedCart> {
+    const merged = mergedOf(guest);
+    await this.activity.record(cartActivity.merged(guest.merge.user_id, merged, guest.session_id));
+    return merged;
   }
 }
 

@@ -3,18 +3,20 @@ import { z } from 'zod';
 import { Endpoint, GuestSessions } from '@mw/platform';
 import { GUEST_SESSIONS } from './guest-sessions';
 import { GuestSessionBody, issueGuestSession } from './sessions.endpoints';
+import { UserSessionsService } from './user-sessions.service';
 
 @Controller()
 export class SessionsController {
-  constructor(@Inject(GUEST_SESSIONS) private readonly sessions: GuestSessions) {}
+  constructor(
+    @Inject(GUEST_SESSIONS) private readonly sessions: GuestSessions,
+    private readonly userSessions: UserSessionsService,
+  ) {}
 
   @Endpoint(issueGuestSession)
-  issue(): z.output<typeof GuestSessionBody> {
+  async issue(): Promise<z.output<typeof GuestSessionBody>> {
     const s = this.sessions.issue();
-    return {
-      guest_session: s.token,
-      session_id: s.sessionId,
-      expires_at: new Date(s.expiresAt * 1000).toISOString(),
-    };
+    const expiresAt = new Date(s.expiresAt * 1000);
+    await this.userSessions.guestStarted(s.sessionId, expiresAt);
+    return { guest_session: s.token, session_id: s.sessionId, expires_at: expiresAt.toISOString() };
   }
 }

@@ -2,7 +2,15 @@ import type { INestApplication } from '@nestjs/common';
 import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
 import type { EdgeSettings } from '@mw/platform';
-import { accessToken, type DemoUser, startService, testEdgeSettings, testEnv, uniqueName, waitFor } from '@mw/testing';
+import {
+  accessToken,
+  type DemoUser,
+  startService,
+  testEdgeSettings,
+  testEnv,
+  uniqueName,
+  waitFor,
+} from '@mw/testing';
 import { api } from '../api';
 import { AppModule } from '../app.module';
 import { CartsConfig, loadCartsConfig } from '../config';
@@ -13,6 +21,13 @@ export type Who = Readonly<Record<string, string>>;
 
 /** The guest-session key of the suites (not the development default, so a test proves the configured one is used). */
 export const TEST_GUEST_SESSION_SECRET = 'carts-integration-tests-guest-session-key-0123456789';
+
+/** A message the harness sent (topic standing for a private one, key and envelope JSON). */
+export interface Sent {
+  readonly topic: 'catalog.products.v1' | 'inventory.events.v1' | 'orders.orders.v1';
+  readonly key: string;
+  readonly value: string;
+}
 
 export interface Published {
   readonly key: string;
@@ -69,7 +84,11 @@ export class CartsHarness {
       ...overrides,
     };
     this.config = loadCartsConfig(this.env);
-    this.kafka = new Kafka({ clientId: 'carts-test', brokers: [...this.config.KAFKA_BROKERS], logLevel: logLevel.NOTHING });
+    this.kafka = new Kafka({
+      clientId: 'carts-test',
+      brokers: [...this.config.KAFKA_BROKERS],
+      logLevel: logLevel.NOTHING,
+    });
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false });
   }
 
@@ -92,11 +111,19 @@ export class CartsHarness {
     await this.producer.connect();
     this.recorder = this.kafka.consumer({ groupId: uniqueName('recorder'), allowAutoTopicCreation: false });
     await this.recorder.connect();
-    await waitFor(async () => (await this.kafka.admin().listTopics()).includes(this.config.CARTS_CHECKOUT_TOPIC), 30_000, 'checkout topic');
+    await waitFor(
+      async () => (await this.kafka.admin().listTopics()).includes(this.config.CARTS_CHECKOUT_TOPIC),
+      30_000,
+      'checkout topic',
+    );
     await this.recorder.subscribe({ topics: [this.config.CARTS_CHECKOUT_TOPIC], fromBeginning: true });
     await this.recorder.run({
       eachMessage: async ({ message }) => {
-        const e = JSON.parse(String(message.value)) as { id: string; type: string; payload: Record<string, unknown> };
+        const e = JSON.parse(String(message.value)) as {
+          id: string;
+          type: string;
+          payload: Record<string, unknown>;
+        };
         this.checkouts.push({ key: String(message.key), type: e.type, id: e.id, payload: e.payload });
       },
     });
@@ -108,21 +135,52 @@ export class CartsHarness {
     await this.app?.close();
   }
 
-  /** Publishes an event onto the private topic standing for `topic`. */
-  async publish<T extends 'catalog.products.v1' | 'inventory.events.v1' | 'orders.orders.v1', M extends MessageTypeOf<T>>(topic: T, type: M, payload: PayloadOf<T, M>): Promise<void> {
-    const msg = createMessage(topic, type, payload, { correlation_id: uniqueName('corr'), causation_id: null });
-    const target = { 'catalog.products.v1': this.config.CARTS_PRODUCTS_TOPIC, 'inventory.events.v1': this.config.CARTS_STOCK_TOPIC, 'orders.orders.v1': this.config.CARTS_ORDERS_TOPIC }[topic];
-    await this.producer.send({ topic: target, acks: -1, messages: [{ key: msg.key, value: JSON.stringify(msg.envelope) }] });
+  /** Publishes an event onto the private topic standing for `topic`; returns what was sent (to redeliver it with `resend`). */
+  async publish<
+    T extends 'catalog.products.v1' | 'inventory.events.v1' | 'orders.orders.v1',
+    M extends MessageTypeOf<T>,
+  >(topic: T, type: M, payload: PayloadOf<T, M>): Promise<Sent> {
+    const msg = createMessage(topic, type, payload, {
+      correlation_id: uniqueName('corr'),
+      causation_id: null,
+    });
+    const sent = { topic, key: msg.key, value: JSON.stringify(msg.envelope) };
+    await this.resend(sent);
+    return sent;
+  }
+
+  /** Sends the very same message again: a redelivery (same envelope id), as an at-least-once producer may. */
+  async resend(sent: Sent): Promise<void> {
+    const target = {
+      'catalog.products.v1': this.config.CARTS_PRODUCTS_TOPIC,
+      'inventory.events.v1': this.config.CARTS_STOCK_TOPIC,
+      'orders.orders.v1': this.config.CARTS_ORDERS_TOPIC,
+    }[sent.topic];
+    await this.producer.send({ topic: target, acks: -1, messages: [{ key: sent.key, value: sent.value }] });
   }
 
   /** A product event with a full snapshot (created_at fixed per product so versions order the writes). */
-  async product(id: string, version: number, price: number, opts: { priceChangedFrom?: number; name?: string } = {}): Promise<void> {
+  async product(
+    id: string,
+    version: number,
+    price: number,
+    opts: { priceChangedFrom?: number; name?: string } = {},
+  ): Promise<void> {
     const s = snapshot(id, version, price, opts.name);
-    if (opts.priceChangedFrom !== undefined) await this.publish('catalog.products.v1', 'ProductPriceChanged', { ...s, previous_price: opts.priceChangedFrom });
+    if (opts.priceChangedFrom !== undefined)
+      await this.publish('catalog.products.v1', 'ProductPriceChanged', {
+        ...s,
+        previous_price: opts.priceChangedFrom,
+      });
     else await this.publish('catalog.products.v1', version === 1 ? 'ProductCreated' : 'ProductUpdated', s);
   }
 
-  async http(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  async http(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     const r = await fetch(`${this.url}${path}`, {
       method,
       headers: { 'content-type': 'application/json', ...headers },
@@ -158,7 +216,10 @@ export class CartsHarness {
       async () => {
         const r = await this.http('PUT', `/carts/${cartId}/items/${productId}`, { qty: 1 }, headers);
         if (price === null) return r.status === 404;
-        return r.status === 200 && (r.body['items'] as Record<string, { unit_price: string }>)[productId]?.unit_price === price;
+        return (
+          r.status === 200 &&
+          (r.body['items'] as Record<string, { unit_price: string }>)[productId]?.unit_price === price
+        );
       },
       60_000,
       `product ${productId} at ${price}`,
@@ -167,15 +228,26 @@ export class CartsHarness {
 
   /** Waits until the service's consumer group has committed every record of a private topic. */
   async drained(topic: 'catalog.products.v1' | 'inventory.events.v1' | 'orders.orders.v1'): Promise<void> {
-    const name = { 'catalog.products.v1': this.config.CARTS_PRODUCTS_TOPIC, 'inventory.events.v1': this.config.CARTS_STOCK_TOPIC, 'orders.orders.v1': this.config.CARTS_ORDERS_TOPIC }[topic];
+    const name = {
+      'catalog.products.v1': this.config.CARTS_PRODUCTS_TOPIC,
+      'inventory.events.v1': this.config.CARTS_STOCK_TOPIC,
+      'orders.orders.v1': this.config.CARTS_ORDERS_TOPIC,
+    }[topic];
     const admin = this.kafka.admin();
     await admin.connect();
     try {
       await waitFor(
         async () => {
           const high = await admin.fetchTopicOffsets(name);
-          const [committed] = await admin.fetchOffsets({ groupId: this.config.KAFKA_GROUP_ID, topics: [name] });
-          return high.every((h) => committed?.partitions.find((p) => p.partition === h.partition)?.offset === h.high || h.high === '0');
+          const [committed] = await admin.fetchOffsets({
+            groupId: this.config.KAFKA_GROUP_ID,
+            topics: [name],
+          });
+          return high.every(
+            (h) =>
+              committed?.partitions.find((p) => p.partition === h.partition)?.offset === h.high ||
+              h.high === '0',
+          );
         },
         60_000,
         `${name} consumed`,
