@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { MongoModule } from '@mw/persistence';
 import { PlatformModule } from '@mw/platform';
+import { AnalyticsModule } from './analytics/analytics.module';
 import { OrdersConfig } from './config';
 import { ORDERS_CONFIG } from './config.token';
 import { OrdersModule } from './orders/orders.module';
@@ -32,6 +33,7 @@ export class AppModule {
           minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
         }),
         OrdersModule.register(config),
+        AnalyticsModule.register(config),
       ],
       providers: [{ provide: ORDERS_CONFIG, useValue: config }],
       exports: [ORDERS_CONFIG],

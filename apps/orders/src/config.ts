@@ -50,6 +50,12 @@ export const ordersConfigSchema = baseConfigSchema
     PAYMENT_SIM_TRANSIENT_ERROR_RATE: rate(0.05),
     PAYMENT_SIM_TIMEOUT_RATE: rate(0.02),
     OUTBOX_POLL_MS: env.int(250, 10, 60_000),
+    /** Sales analytics (ADR 0051): the read model's consumer group (default `<KAFKA_GROUP_ID>-analytics`) and where a new one starts. */
+    ANALYTICS_GROUP_ID: z.string().min(1).max(200).optional(),
+    ANALYTICS_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),
+    /** Analytics reads may come from secondaries (seed 001 §5), at most this far behind the primary. */
+    ANALYTICS_READ_PREFERENCE: z.enum(['primary', 'primaryPreferred', 'secondaryPreferred', 'nearest']).default('secondaryPreferred'),
+    ANALYTICS_MAX_STALENESS_SECONDS: env.int(90, 90, 3600),
   })
   .superRefine((c, ctx) => {
     if (c.PAYMENT_SIM_LATENCY_MIN_MS > c.PAYMENT_SIM_LATENCY_MAX_MS) {

@@ -1,0 +1,77 @@
+import { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Consumer, Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import { ConsumerRunner, recordFromPayload } from '@mw/messaging';
+import type { AnalyticsMetrics } from './analytics.metrics';
+import type { AnalyticsProjector } from './analytics.service';
+
+export interface AnalyticsConsumerSettings {
+  /** The orders events topic (orders.orders.v1, or a private name in tests). */
+  readonly topic: string;
+  /** Its own consumer group: the read model has its own position in the topic. */
+  readonly groupId: string;
+  /** A new group replays the topic (earliest) or starts at its end (latest). */
+  readonly fromBeginning: boolean;
+  readonly partitionsConcurrently: number;
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+}
+
+/**
+ * The analytics consumer of the orders service: a plain kafkajs consumer in its own group (the
+ * platform's Nest transport has one group per process, the saga's), so the read model keeps its
+ * own offsets, can be replayed from the beginning and lags without holding up the saga.
+ * Decoding, validation, retries (a MongoDB outage is waited out) and the dead-letter topic, named
+ * with this group, come from its ConsumerRunner. It is not part of readiness: a stalled read
+ * model must not take checkout out of rotation; it shows on /metrics (consumer up, lag).
+ */
+export class AnalyticsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private consumer: Consumer | undefined;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly runner: ConsumerRunner,
+    private readonly projector: AnalyticsProjector,
+    private readonly settings: AnalyticsConsumerSettings,
+    private readonly logger: Logger,
+    private readonly metrics: AnalyticsMetrics,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const s = this.settings;
+    const consumer = this.kafka.consumer({
+      groupId: s.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: s.sessionTimeoutMs,
+      heartbeatInterval: s.heartbeatIntervalMs,
+    });
+    this.consumer = consumer;
+    this.metrics.consumerUp.set(0);
+    consumer.on(consumer.events.GROUP_JOIN, () => this.metrics.consumerUp.set(1));
+    consumer.on(consumer.events.STOP, () => this.metrics.consumerUp.set(0));
+    consumer.on(consumer.events.CRASH, (e) => {
+      this.metrics.consumerUp.set(0);
+      this.logger.error(
+        { err: e.payload.error.message, restart: e.payload.restart, group: s.groupId },
+        'analytics consumer crashed',
+      );
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [s.topic], fromBeginning: s.fromBeginning });
+    await consumer.run({
+      partitionsConsumedConcurrently: s.partitionsConcurrently,
+      eachMessage: async (payload) => {
+        await this.runner.run('orders.orders.v1', recordFromPayload(payload), (e) => this.projector.apply(e));
+      },
+    });
+    this.logger.info(
+      { topic: s.topic, group: s.groupId, from_beginning: s.fromBeginning },
+      'analytics consumer started',
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.runner.stop();
+    await this.consumer?.disconnect();
+  }
+}

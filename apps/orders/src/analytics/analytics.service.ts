@@ -1,0 +1,114 @@
+import type { Logger } from 'pino';
+import type { EnvelopeOf } from '@mw/contracts';
+import { AppError, assertUnreachable } from '@mw/platform';
+import type { AnalyticsMetrics } from './analytics.metrics';
+import type { AnalyticsRepository } from './analytics.repository';
+import { periodsCovering } from './date-range';
+import {
+  basketFigures,
+  BasketFigures,
+  cancellationFigures,
+  CancellationFigures,
+  CategoryTop,
+  RankBy,
+  salesFigures,
+  SalesFigures,
+  topProducts,
+} from './figures';
+
+export interface RangeQuery {
+  /** Inclusive UTC days, already checked: from ≤ to, at most MAX_RANGE_DAYS apart. */
+  readonly from: string;
+  readonly to: string;
+  /** One zone, or every served zone. */
+  readonly zone?: string | undefined;
+}
+
+/** The figures the analytics API answers with, from the read model only (never from orders). */
+export class AnalyticsQueries {
+  constructor(
+    private readonly repo: AnalyticsRepository,
+    private readonly servedZones: readonly string[],
+  ) {}
+
+  async sales(q: RangeQuery & { category_id?: string | undefined }): Promise<SalesFigures> {
+    const zones = this.zonesOf(q.zone);
+    const category = q.category_id?.toLowerCase() ?? null;
+    const [categories, days] = await Promise.all([
+      this.repo.categories(zones, q.from, q.to, category),
+      category === null ? this.repo.days(zones, q.from, q.to) : Promise.resolve([]),
+    ]);
+    return salesFigures(categories, days, category);
+  }
+
+  async topProducts(
+    q: RangeQuery & { category_id?: string | undefined; by: RankBy; limit: number },
+  ): Promise<CategoryTop[]> {
+    const zones = this.zonesOf(q.zone);
+    const cells = await this.repo.products(
+      zones,
+      periodsCovering(q.from, q.to),
+      q.category_id?.toLowerCase() ?? null,
+    );
+    return topProducts(cells, q.by, q.limit);
+  }
+
+  async basket(q: RangeQuery): Promise<BasketFigures> {
+    return basketFigures(await this.repo.days(this.zonesOf(q.zone), q.from, q.to));
+  }
+
+  async cancellations(q: RangeQuery): Promise<CancellationFigures> {
+    return cancellationFigures(await this.repo.days(this.zonesOf(q.zone), q.from, q.to));
+  }
+
+  /** Zones are configuration (ZONES): a well-formed zone that is not served is a 422 naming the field. */
+  private zonesOf(zone: string | undefined): readonly string[] {
+    if (zone === undefined) return this.servedZones;
+    if (!this.servedZones.includes(zone)) {
+      throw AppError.unprocessable(
+        [{ field: 'query.zone', message: `unknown zone ${zone}; zones: ${this.servedZones.join(', ')}` }],
+        'ORDERS.UNKNOWN_ZONE',
+      );
+    }
+    return [zone];
+  }
+}
+
+/** Keeps the read model up to date: an order event only means "look at this order again". */
+export class AnalyticsProjector {
+  constructor(
+    private readonly repo: AnalyticsRepository,
+    private readonly logger: Logger,
+    private readonly metrics?: AnalyticsMetrics,
+  ) {}
+
+  async apply(e: EnvelopeOf<'orders.orders.v1'>): Promise<void> {
+    switch (e.type) {
+      case 'OrderRejected':
+        // a checkout that never became an order: nothing was placed
+        this.metrics?.events.inc({ type: e.type, outcome: 'not_an_order' });
+        return;
+      case 'OrderCreated':
+      case 'OrderConfirmed':
+      case 'OrderCancelled':
+      case 'OrderDeliveryStarted':
+      case 'OrderCompleted': {
+        const orderId = e.payload.order_id.toLowerCase();
+        const outcome = await this.repo.refresh(orderId);
+        this.metrics?.observe(e.type, outcome, e.occurred_at);
+        if (outcome.kind === 'applied')
+          this.logger.info({ order_id: orderId, event: e.type, facts: outcome.facts }, 'sales facts applied');
+        // Orders are written (majority) before their events are relayed, so this is an event of
+        // another database or a hand-made one: there is nothing to count and nothing to wait for.
+        if (outcome.kind === 'missing')
+          this.logger.warn(
+            { order_id: orderId, event: e.type },
+            'order event for an order that does not exist; nothing to count',
+          );
+        return;
+      }
+      default:
+        return assertUnreachable(e);
+    }
+  }
+}
