@@ -5,21 +5,44 @@ import { join } from 'node:path';
 /**
  * Loads the demo catalog (3-level Russian category tree, ≥ 2,000 products) and stock for the
  * newest 100 products in every zone, once: a marker under .infra records that it was loaded. The seed itself is
- * idempotent too, so a lost marker only costs time.
+ * idempotent too, so a lost marker only costs time. Then the demo orders (loadDemoOrders), once.
  */
 export async function loadDemoData(root: string, infra: Readonly<Record<string, string>>, log: (m: string) => void): Promise<void> {
   const marker = join(root, '.infra', 'services', 'demo-data.loaded');
   if (existsSync(marker)) {
     log('demo data already loaded');
+  } else {
+    log('loading demo data (categories, products, stock)');
+    execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/catalog/scripts/seed.ts', '--no-wait'], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001', INVENTORY_URL: 'http://127.0.0.1:3002' },
+    });
+    await stockDemoProducts(infra, log);
+    mkdirSync(join(root, '.infra', 'services'), { recursive: true });
+    writeFileSync(marker, new Date().toISOString());
+  }
+  loadDemoOrders(root, infra, log);
+}
+
+/**
+ * ~300 historic orders of alice and bob (last ~60 days, every zone) for the sales analytics, once,
+ * with a marker of their own (a stack that loaded the catalogue before gets them too). The script
+ * writes them with their events in the orders outbox: the running orders service publishes and
+ * counts them. Its ids are fixed, so a lost marker only costs time.
+ */
+function loadDemoOrders(root: string, infra: Readonly<Record<string, string>>, log: (m: string) => void): void {
+  const marker = join(root, '.infra', 'services', 'demo-orders.loaded');
+  if (existsSync(marker)) {
+    log('demo orders already loaded');
     return;
   }
-  log('loading demo data (categories, products, stock)');
-  execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/catalog/scripts/seed.ts', '--no-wait'], {
+  log('loading demo orders (historic orders for the sales analytics)');
+  execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/orders/scripts/demo-orders.ts'], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001', INVENTORY_URL: 'http://127.0.0.1:3002' },
+    env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001' },
   });
-  await stockDemoProducts(infra, log);
   mkdirSync(join(root, '.infra', 'services'), { recursive: true });
   writeFileSync(marker, new Date().toISOString());
 }
