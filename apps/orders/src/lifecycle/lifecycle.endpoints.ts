@@ -30,6 +30,22 @@ const cancelledExample: OrderView = {
   version: 6,
 };
 
+type Transition = OrderView['history'][number];
+const deliveryStarted: Transition = {
+  from: 'CONFIRMED',
+  to: 'DELIVERING',
+  event: 'DeliveryStarted',
+  cause: `deliver:${orderExample.id}`,
+  at: '2026-11-22T08:00:00.000Z',
+};
+const deliveryCompleted: Transition = {
+  from: 'DELIVERING',
+  to: 'COMPLETED',
+  event: 'DeliveryCompleted',
+  cause: `complete:${orderExample.id}`,
+  at: '2026-11-22T15:30:00.000Z',
+};
+
 export const cancelOrder = endpoint({
   operationId: 'cancelOrder',
   method: 'POST',
@@ -72,16 +88,7 @@ export const startDelivery = endpoint({
       ...orderExample,
       status: 'delivering',
       state: 'DELIVERING',
-      history: [
-        ...orderExample.history,
-        {
-          from: 'CONFIRMED',
-          to: 'DELIVERING',
-          event: 'DeliveryStarted',
-          cause: `deliver:${orderExample.id}`,
-          at: '2026-11-22T08:00:00.000Z',
-        },
-      ],
+      history: [...orderExample.history, deliveryStarted],
       updated_at: '2026-11-22T08:00:00.000Z',
       version: 6,
     },
@@ -107,23 +114,7 @@ export const completeOrder = endpoint({
       ...orderExample,
       status: 'completed',
       state: 'COMPLETED',
-      history: [
-        ...orderExample.history,
-        {
-          from: 'CONFIRMED',
-          to: 'DELIVERING',
-          event: 'DeliveryStarted',
-          cause: `deliver:${orderExample.id}`,
-          at: '2026-11-22T08:00:00.000Z',
-        },
-        {
-          from: 'DELIVERING',
-          to: 'COMPLETED',
-          event: 'DeliveryCompleted',
-          cause: `complete:${orderExample.id}`,
-          at: '2026-11-22T15:30:00.000Z',
-        },
-      ],
+      history: [...orderExample.history, deliveryStarted, deliveryCompleted],
       updated_at: '2026-11-22T15:30:00.000Z',
       version: 7,
     },

@@ -31,6 +31,17 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
     return c;
   }
 
+  /** A request that must be refused with this status and code (and change nothing). */
+  async function expectRefused(
+    path: string,
+    who: Parameters<typeof bearer>[0],
+    status: number,
+    code: string,
+  ): Promise<void> {
+    const r = await post<Problem>(path, who);
+    expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status, code });
+  }
+
   const post = async <T>(path: string, who: Parameters<typeof bearer>[0], instance = 0) =>
     h.call<T>(path, await bearer(who), { method: 'POST', instance });
 
@@ -97,13 +108,8 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
 
   it("only the owner or support cancels: somebody else's order is 404, an operator is 403", async () => {
     const c = await confirmedOrder();
-    const bob = await post<Problem>(`/orders/${c.order_id}/cancel`, 'bob');
-    expect({ status: bob.status, code: bob.body.code }).toEqual({
-      status: 404,
-      code: 'ORDERS.ORDER_NOT_FOUND',
-    });
-    const otto = await post<Problem>(`/orders/${c.order_id}/cancel`, 'otto');
-    expect({ status: otto.status, code: otto.body.code }).toEqual({ status: 403, code: 'AUTH.FORBIDDEN' });
+    await expectRefused(`/orders/${c.order_id}/cancel`, 'bob', 404, 'ORDERS.ORDER_NOT_FOUND');
+    await expectRefused(`/orders/${c.order_id}/cancel`, 'otto', 403, 'AUTH.FORBIDDEN');
     expect((await h.order(c.order_id)).body.state).toBe('CONFIRMED');
     const sue = await post<OrderBody>(`/orders/${c.order_id}/cancel`, 'sue');
     expect({ status: sue.status, state: sue.body.state, reason: sue.body.reason }).toEqual({
@@ -115,25 +121,13 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
 
   it('delivery: the operator starts it (concurrent repeats on both instances make one transition), then a cancel is refused (409), then completion', async () => {
     const c = await confirmedOrder();
-    const customerTries = await post<Problem>(`/orders/${c.order_id}/delivery`, 'alice');
-    expect({ status: customerTries.status, code: customerTries.body.code }).toEqual({
-      status: 403,
-      code: 'AUTH.FORBIDDEN',
-    });
-    const early = await post<Problem>(`/orders/${c.order_id}/completion`, 'otto');
-    expect({ status: early.status, code: early.body.code }).toEqual({
-      status: 409,
-      code: 'ORDERS.ILLEGAL_TRANSITION',
-    });
+    await expectRefused(`/orders/${c.order_id}/delivery`, 'alice', 403, 'AUTH.FORBIDDEN');
+    await expectRefused(`/orders/${c.order_id}/completion`, 'otto', 409, 'ORDERS.ILLEGAL_TRANSITION');
     const starts = await Promise.all(
       [0, 1, 0, 1, 0, 1].map((i) => post<OrderBody>(`/orders/${c.order_id}/delivery`, 'otto', i)),
     );
     expect(starts.map((s) => `${s.status}:${s.body.state}`)).toEqual(Array(6).fill('200:DELIVERING'));
-    const refused = await post<Problem>(`/orders/${c.order_id}/cancel`, 'alice');
-    expect({ status: refused.status, code: refused.body.code }).toEqual({
-      status: 409,
-      code: 'ORDERS.CANCEL_REFUSED',
-    });
+    await expectRefused(`/orders/${c.order_id}/cancel`, 'alice', 409, 'ORDERS.CANCEL_REFUSED');
     const done = await post<OrderBody>(`/orders/${c.order_id}/completion`, 'otto');
     expect({ status: done.status, state: done.body.state, order_status: done.body.status }).toEqual({
       status: 200,
@@ -148,22 +142,14 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
     await settle();
     expect(h.for(c.order_id, 'OrderDeliveryStarted')).toHaveLength(1);
     expect(h.for(c.order_id, 'OrderCompleted')).toHaveLength(1);
-    const late = await post<Problem>(`/orders/${c.order_id}/cancel`, 'alice');
-    expect({ status: late.status, code: late.body.code }).toEqual({
-      status: 409,
-      code: 'ORDERS.CANCEL_REFUSED',
-    });
+    await expectRefused(`/orders/${c.order_id}/cancel`, 'alice', 409, 'ORDERS.CANCEL_REFUSED');
   });
 
   it('a cancel while waiting for stock releases at once; handing a pending order to delivery is refused', async () => {
     const c = h.checkout({ user_id: alice.id });
     await h.sendCheckout(c);
     await h.waitSeen(c.order_id, 'ReserveStock');
-    const deliver = await post<Problem>(`/orders/${c.order_id}/delivery`, 'otto');
-    expect({ status: deliver.status, code: deliver.body.code }).toEqual({
-      status: 409,
-      code: 'ORDERS.ILLEGAL_TRANSITION',
-    });
+    await expectRefused(`/orders/${c.order_id}/delivery`, 'otto', 409, 'ORDERS.ILLEGAL_TRANSITION');
     const r = await post<OrderBody>(`/orders/${c.order_id}/cancel`, 'alice');
     expect({ status: r.status, state: r.body.state, reason: r.body.reason }).toEqual({
       status: 202,
@@ -182,10 +168,6 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
       status: 400,
       fields: ['params.id'],
     });
-    const missing = await post<Problem>('/orders/65f000000000000000000099/delivery', 'otto');
-    expect({ status: missing.status, code: missing.body.code }).toEqual({
-      status: 404,
-      code: 'ORDERS.ORDER_NOT_FOUND',
-    });
+    await expectRefused('/orders/65f000000000000000000099/delivery', 'otto', 404, 'ORDERS.ORDER_NOT_FOUND');
   });
 });

@@ -87,6 +87,17 @@ const afterwards = fc.array(
   { maxLength: 4 },
 );
 
+/** Stock available, payment declined, who acts, chaos during checkout (or a calm one), actions afterwards. */
+const lives = fc.tuple(fc.boolean(), fc.boolean(), people, fc.oneof(chaos(60), fc.constant([])), afterwards);
+
+type Life = typeof lives extends fc.Arbitrary<infer L> ? L : never;
+
+async function lived([stock, decline, who, choices, after]: Life): Promise<World> {
+  const w = new World(stock, decline, who);
+  await live(w, choices, after);
+  return w;
+}
+
 /**
  * One generated life: chaos during checkout (people acting at random moments too; or a calm
  * checkout, so that many lives reach confirmation), rest, then actions after it.
@@ -418,60 +429,49 @@ async function play(w: World, choices: readonly [number, number][]): Promise<voi
 describe('checkout saga under duplicated, reordered and late messages (property)', () => {
   it('always rests in a terminal state with consistent money and stock', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.boolean(),
-        fc.boolean(),
-        people,
-        fc.oneof(chaos(60), fc.constant([])),
-        afterwards,
-        async (stock, decline, who, choices, after) => {
-          const w = new World(stock, decline, who);
-          await live(w, choices, after);
-          const s = w.saga;
-          expect(isTerminal(s.state)).toBe(true);
-          const events = w.eventTypes();
-          const sold = ['CONFIRMED', 'DELIVERING', 'COMPLETED'].includes(s.state);
-          // Money: at most one capture ever asked for and made.
-          expect(w.captureIntents).toBeLessThanOrEqual(1);
-          expect(w.psp.captures).toBeLessThanOrEqual(1);
-          if (sold) {
-            // Confirmed once, never cancelled; sold stock, captured money; delivery only after confirmation.
-            expect(events.filter((e) => e === 'OrderConfirmed')).toHaveLength(1);
-            expect(events).not.toContain('OrderCancelled');
-            expect(events[0]).toBe('OrderConfirmed');
-            expect(w.inv).toBe('committed');
-            expect(w.psp.payment?.status).toBe('captured');
-            expect(w.cancelAccepted).toBe(false);
-            expect(
-              s.state === 'CONFIRMED'
-                ? []
-                : s.state === 'DELIVERING'
-                  ? ['OrderDeliveryStarted']
-                  : ['OrderDeliveryStarted', 'OrderCompleted'],
-            ).toEqual(events.slice(1));
-          } else {
-            // Cancelled exactly once, last; if it had been confirmed, the cancel says so and undid the sale.
-            expect(events.filter((e) => e === 'OrderCancelled')).toHaveLength(1);
-            expect(events[events.length - 1]).toBe('OrderCancelled');
-            expect(events).not.toContain('OrderDeliveryStarted');
-            const cancelled = w.events[w.events.length - 1] as Extract<
-              OrderEvent,
-              { type: 'OrderCancelled' }
-            >;
-            expect(cancelled.after_confirmation).toBe(events.includes('OrderConfirmed'));
-            // Nothing held or taken: the money is voided/refunded/declined, no unit stays reserved or sold.
-            expect(['none', 'authorized', 'captured']).not.toContain(w.psp.payment?.status ?? 'none-ok');
-            expect(['reserved', 'committed']).not.toContain(w.inv);
-            expect(s.reason).not.toBeNull();
-            if (w.committedEver) expect(w.inv).toBe('returned');
-            // Cancelled means done: no stock return still awaited.
-            expect(s.stock.return ?? null).not.toBe('pending');
-          }
-          // A cancellation the saga took always ends cancelled; a refusal only happens once delivery began.
-          if (w.cancelAccepted) expect(s.state).toBe('CANCELLED');
-          if (w.cancelRefused) expect(events).toContain('OrderDeliveryStarted');
-        },
-      ),
+      fc.asyncProperty(lives, async (life) => {
+        const w = await lived(life);
+        const s = w.saga;
+        expect(isTerminal(s.state)).toBe(true);
+        const events = w.eventTypes();
+        const sold = ['CONFIRMED', 'DELIVERING', 'COMPLETED'].includes(s.state);
+        // Money: at most one capture ever asked for and made.
+        expect(w.captureIntents).toBeLessThanOrEqual(1);
+        expect(w.psp.captures).toBeLessThanOrEqual(1);
+        if (sold) {
+          // Confirmed once, never cancelled; sold stock, captured money; delivery only after confirmation.
+          expect(events.filter((e) => e === 'OrderConfirmed')).toHaveLength(1);
+          expect(events).not.toContain('OrderCancelled');
+          expect(events[0]).toBe('OrderConfirmed');
+          expect(w.inv).toBe('committed');
+          expect(w.psp.payment?.status).toBe('captured');
+          expect(w.cancelAccepted).toBe(false);
+          expect(
+            s.state === 'CONFIRMED'
+              ? []
+              : s.state === 'DELIVERING'
+                ? ['OrderDeliveryStarted']
+                : ['OrderDeliveryStarted', 'OrderCompleted'],
+          ).toEqual(events.slice(1));
+        } else {
+          // Cancelled exactly once, last; if it had been confirmed, the cancel says so and undid the sale.
+          expect(events.filter((e) => e === 'OrderCancelled')).toHaveLength(1);
+          expect(events[events.length - 1]).toBe('OrderCancelled');
+          expect(events).not.toContain('OrderDeliveryStarted');
+          const cancelled = w.events[w.events.length - 1] as Extract<OrderEvent, { type: 'OrderCancelled' }>;
+          expect(cancelled.after_confirmation).toBe(events.includes('OrderConfirmed'));
+          // Nothing held or taken: the money is voided/refunded/declined, no unit stays reserved or sold.
+          expect(['none', 'authorized', 'captured']).not.toContain(w.psp.payment?.status ?? 'none-ok');
+          expect(['reserved', 'committed']).not.toContain(w.inv);
+          expect(s.reason).not.toBeNull();
+          if (w.committedEver) expect(w.inv).toBe('returned');
+          // Cancelled means done: no stock return still awaited.
+          expect(s.stock.return ?? null).not.toBe('pending');
+        }
+        // A cancellation the saga took always ends cancelled; a refusal only happens once delivery began.
+        if (w.cancelAccepted) expect(s.state).toBe('CANCELLED');
+        if (w.cancelRefused) expect(events).toContain('OrderDeliveryStarted');
+      }),
       { numRuns: 2000 },
     );
   });
@@ -479,21 +479,13 @@ describe('checkout saga under duplicated, reordered and late messages (property)
   it('reaches every outcome, including a cancel after confirmation (the generator is not degenerate)', async () => {
     const seen = new Set<string>();
     await fc.assert(
-      fc.asyncProperty(
-        fc.boolean(),
-        fc.boolean(),
-        people,
-        fc.oneof(chaos(60), fc.constant([])),
-        afterwards,
-        async (stock, decline, who, choices, after) => {
-          const w = new World(stock, decline, who);
-          await live(w, choices, after);
-          const last = w.events[w.events.length - 1];
-          seen.add(
-            `${w.saga.state}:${w.saga.reason ?? ''}${last?.type === 'OrderCancelled' && last.after_confirmation ? ':after-confirmation' : ''}`,
-          );
-        },
-      ),
+      fc.asyncProperty(lives, async (life) => {
+        const w = await lived(life);
+        const last = w.events[w.events.length - 1];
+        seen.add(
+          `${w.saga.state}:${w.saga.reason ?? ''}${last?.type === 'OrderCancelled' && last.after_confirmation ? ':after-confirmation' : ''}`,
+        );
+      }),
       { numRuns: 5000 },
     );
     expect([...seen]).toEqual(
