@@ -137,18 +137,18 @@ export class AnalyticsRepository {
           .toArray()
       ).map((m) => m.fact),
     );
-    const todo = facts.filter((f) => !done.has(f));
-    if (todo.length === 0) return { kind: 'unchanged' };
+    const missing = facts.filter((f) => !done.has(f));
+    if (missing.length === 0) return { kind: 'unchanged' };
     await this.applied.insertMany(
-      todo.map((fact) => ({ _id: markerId(orderId, fact), order_id: orderId, fact, applied_at: now })),
+      missing.map((fact) => ({ _id: markerId(orderId, fact), order_id: orderId, fact, applied_at: now })),
       { session },
     );
-    const updates = cellUpdates(order, todo);
+    const updates = cellUpdates(order, missing);
     for (const table of ['days', 'categories', 'products'] as const) {
       const ops = updates.filter((u) => u.table === table).map(upsertOf);
       if (ops.length > 0) await this.cells[table].bulkWrite(ops, { session, ordered: true });
     }
-    return { kind: 'applied', facts: todo };
+    return { kind: 'applied', facts: missing };
   }
 
   /** Day counters of the zones over the inclusive range of days. */

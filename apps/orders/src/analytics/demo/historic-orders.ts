@@ -9,14 +9,16 @@
 import { createHash } from 'node:crypto';
 import { createMessage, type OutgoingMessage, type PayloadOf } from '@mw/contracts';
 import { toOutboxEntries, type WithOutbox } from '@mw/messaging';
+import {
+  type CancelReason,
+  type OrderStatus,
+  type SagaInput,
+  type SagaState,
+  statusOf,
+  type TransitionRecord,
+} from '../../saga/saga';
 
-export type CheckoutCancelReason =
-  | 'STOCK_REJECTED'
-  | 'PAYMENT_DECLINED'
-  | 'STOCK_DEADLINE_EXCEEDED'
-  | 'PAYMENT_DEADLINE_EXCEEDED'
-  | 'COMMIT_FAILED'
-  | 'CANCELLED_BY_USER';
+export type CheckoutCancelReason = CancelReason;
 
 /** Where the order's life ended (so far). */
 export type HistoricOutcome =
@@ -48,24 +50,8 @@ export interface HistoricOrderSpec {
   readonly outcome: HistoricOutcome;
 }
 
-type State =
-  | 'AWAITING_STOCK'
-  | 'AWAITING_PAYMENT'
-  | 'COMMITTING'
-  | 'CONFIRMED'
-  | 'DELIVERING'
-  | 'COMPLETED'
-  | 'CANCELLING'
-  | 'CANCELLED';
-type Status = 'pending' | 'confirmed' | 'delivering' | 'completed' | 'cancelling' | 'cancelled';
-
-interface Transition {
-  readonly from: State;
-  readonly to: State;
-  readonly event: string;
-  readonly cause: string;
-  readonly at: Date;
-}
+type State = SagaState;
+type Transition = TransitionRecord;
 
 /** An order document of the `orders` collection (the shape of orders.repository.ts OrderDoc). */
 export interface HistoricOrderDoc extends WithOutbox {
@@ -77,7 +63,7 @@ export interface HistoricOrderDoc extends WithOutbox {
   items: HistoricItem[];
   total: number;
   currency: 'RUB';
-  status: Status;
+  status: OrderStatus;
   saga: {
     state: State;
     reason: CheckoutCancelReason | null;
@@ -120,17 +106,6 @@ export function uuidFrom(text: string): string {
 /** The 24-hex order id of a historic order. */
 export const historicOrderId = (seed: string): string => hex(`historic-order:${seed}`).slice(0, 24);
 
-const STATUS: Readonly<Record<State, Status>> = {
-  AWAITING_STOCK: 'pending',
-  AWAITING_PAYMENT: 'pending',
-  COMMITTING: 'pending',
-  CONFIRMED: 'confirmed',
-  DELIVERING: 'delivering',
-  COMPLETED: 'completed',
-  CANCELLING: 'cancelling',
-  CANCELLED: 'cancelled',
-};
-
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
 
@@ -148,7 +123,7 @@ export function historicOrder(spec: HistoricOrderSpec, ordersTopic: string): His
   const at = (ms: number): Date => new Date(t0 + ms);
   const history: Transition[] = [];
   let state = 'AWAITING_STOCK' as State;
-  const go = (to: State, event: string, cause: string, ms: number): void => {
+  const go = (to: State, event: SagaInput['type'], cause: string, ms: number): void => {
     history.push({ from: state, to, event, cause, at: at(ms) });
     state = to;
   };
@@ -309,7 +284,7 @@ export function historicOrder(spec: HistoricOrderSpec, ordersTopic: string): His
     items: spec.items.map((i) => ({ ...i })),
     total,
     currency: 'RUB',
-    status: STATUS[state],
+    status: statusOf(state),
     saga,
     correlation_id: correlationId,
     order_date: spec.at,
