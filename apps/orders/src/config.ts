@@ -45,10 +45,18 @@ export const ordersConfigSchema = baseConfigSchema
     PAYMENT_SIM_DECLINE_TOKENS: optionalCsv,
     PAYMENT_SIM_DECLINE_USERS: optionalCsv,
     PAYMENT_SIM_HANG_USERS: optionalCsv,
+    /** Captures for these users land late, between a reversal's refund and void (issue 16's race). */
+    PAYMENT_SIM_LATE_CAPTURE_USERS: optionalCsv,
     PAYMENT_SIM_LATENCY_MIN_MS: env.int(20, 0, 60_000),
     PAYMENT_SIM_LATENCY_MAX_MS: env.int(150, 0, 60_000),
     PAYMENT_SIM_TRANSIENT_ERROR_RATE: rate(0.05),
     PAYMENT_SIM_TIMEOUT_RATE: rate(0.02),
+    /**
+     * Payment reconciliation: every interval, compare the PSP's state of cancelled orders (untouched
+     * for the grace period, not yet reconciled) with the saga, and re-arm a reversal that is missing.
+     */
+    PAYMENT_RECONCILE_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
+    PAYMENT_RECONCILE_GRACE_MS: env.int(60_000, 0, 86_400_000),
     OUTBOX_POLL_MS: env.int(250, 10, 60_000),
     /** Sales analytics (ADR 0051): the read model's consumer group (default `<KAFKA_GROUP_ID>-analytics`) and where a new one starts. */
     ANALYTICS_GROUP_ID: z.string().min(1).max(200).optional(),

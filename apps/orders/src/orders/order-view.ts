@@ -62,6 +62,8 @@ const SagaEventEnum = z.enum([
   'PaymentCaptured',
   'PaymentCaptureFailed',
   'PaymentReversed',
+  'PaymentReversalContradicted',
+  'PaymentMismatchFound',
   'StockReturned',
   'StockReturnFailed',
   'DeadlinePassed',
@@ -104,6 +106,10 @@ export const OrderView = z
       authorized: z.boolean(),
       captured: z.boolean(),
       reversed: z.enum(['voided', 'refunded']).nullable(),
+      reversal_round: z.number().int().nonnegative().meta({
+        description:
+          'Reversal round: above 0 when the PSP contradicted itself or the reconciliation found money still held, and the reversal was asked again with new idempotency keys',
+      }),
       decline_code: z.string().nullable(),
     }),
     stock_failure: z
@@ -197,6 +203,7 @@ export function orderView(o: Order): OrderView {
       authorized: s.payment.authorized,
       captured: s.payment.captured,
       reversed: s.payment.reversed,
+      reversal_round: s.payment.round ?? 0,
       decline_code: s.payment.decline_code,
     },
     stock_failure: s.stock.failure,

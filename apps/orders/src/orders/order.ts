@@ -31,6 +31,8 @@ export interface Order {
   readonly created_at: Date;
   readonly updated_at: Date;
   readonly version: number;
+  /** When the payment reconciliation found a cancelled order's PSP state consistent (absent: not yet). */
+  readonly payment_reconciled_at?: Date | null;
 }
 
 type CheckoutRequested = Carts.CheckoutRequestedPayload;

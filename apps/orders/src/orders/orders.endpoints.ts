@@ -28,7 +28,7 @@ export const orderExample: OrderView = {
     },
   ],
   totals: { items: 2, total: '7579.80', currency: 'RUB' },
-  payment: { step: null, authorized: true, captured: true, reversed: null, decline_code: null },
+  payment: { step: null, authorized: true, captured: true, reversed: null, reversal_round: 0, decline_code: null },
   stock_failure: null,
   stock_return: null,
   cancel_requested_at: null,

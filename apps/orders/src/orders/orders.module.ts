@@ -11,11 +11,13 @@ import { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { OutboxModule, OutboxRelay } from '@mw/messaging';
 import { lagTolerantRead, MONGO_DB } from '@mw/persistence';
-import { LOGGER, Periodic } from '@mw/platform';
+import { LOGGER, Metrics, Periodic } from '@mw/platform';
 import { OrdersConfig } from '../config';
 import { ORDERS_CONFIG } from '../config.token';
 import { PAYMENT_GATEWAY, PaymentGateway } from '../payments/payment-gateway';
 import { PaymentWorker } from '../payments/payment.worker';
+import { PaymentMetrics } from '../payments/payment.metrics';
+import { PaymentReconciler } from '../payments/reconciliation';
 import { SimulatedPaymentGateway } from '../payments/simulator/simulated-payment.gateway';
 import { DeadlineSweeper } from '../saga/deadline-sweeper';
 import { SagaMessages } from '../saga/saga-messages';
@@ -63,6 +65,7 @@ class SagaBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     private readonly nudges: Nudges,
     private readonly worker: PaymentWorker,
     private readonly sweeper: DeadlineSweeper,
+    private readonly reconciler: PaymentReconciler,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -85,6 +88,12 @@ class SagaBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicat
         'deadline-sweeper',
         this.config.SAGA_SWEEP_INTERVAL_MS,
         () => this.sweeper.sweepOnce(),
+        this.logger,
+      ),
+      new Periodic(
+        'payment-reconciliation',
+        this.config.PAYMENT_RECONCILE_INTERVAL_MS,
+        () => this.reconciler.runOnce(),
         this.logger,
       ),
     );
@@ -166,6 +175,7 @@ export class OrdersModule {
                 declineTokens: config.PAYMENT_SIM_DECLINE_TOKENS,
                 declineUsers: config.PAYMENT_SIM_DECLINE_USERS,
                 hangUsers: config.PAYMENT_SIM_HANG_USERS,
+                lateCaptureUsers: config.PAYMENT_SIM_LATE_CAPTURE_USERS,
                 latencyMinMs: config.PAYMENT_SIM_LATENCY_MIN_MS,
                 latencyMaxMs: config.PAYMENT_SIM_LATENCY_MAX_MS,
                 transientErrorRate: config.PAYMENT_SIM_TRANSIENT_ERROR_RATE,
@@ -176,8 +186,13 @@ export class OrdersModule {
           inject: [MONGO_DB, LOGGER],
         },
         {
+          provide: PaymentMetrics,
+          useFactory: (m: Metrics) => new PaymentMetrics(m.registry),
+          inject: [Metrics],
+        },
+        {
           provide: PaymentWorker,
-          useFactory: (r: OrdersRepository, g: PaymentGateway, s: SagaService, log: Logger) =>
+          useFactory: (r: OrdersRepository, g: PaymentGateway, s: SagaService, log: Logger, m: PaymentMetrics) =>
             new PaymentWorker(
               r,
               g,
@@ -191,8 +206,22 @@ export class OrdersModule {
                 defaultCardToken: config.PAYMENT_DEFAULT_CARD_TOKEN,
               },
               log,
+              m,
             ),
-          inject: [OrdersRepository, PAYMENT_GATEWAY, SagaService, LOGGER],
+          inject: [OrdersRepository, PAYMENT_GATEWAY, SagaService, LOGGER, PaymentMetrics],
+        },
+        {
+          provide: PaymentReconciler,
+          useFactory: (r: OrdersRepository, g: PaymentGateway, s: SagaService, log: Logger, m: PaymentMetrics) =>
+            new PaymentReconciler(
+              r,
+              g,
+              s,
+              { graceMs: config.PAYMENT_RECONCILE_GRACE_MS, batch: 100 },
+              log,
+              m,
+            ),
+          inject: [OrdersRepository, PAYMENT_GATEWAY, SagaService, LOGGER, PaymentMetrics],
         },
         {
           provide: DeadlineSweeper,

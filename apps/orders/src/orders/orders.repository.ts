@@ -46,6 +46,7 @@ export class OrdersRepository {
       { key: { checkout_id: 1 }, name: 'checkout_unique', unique: true },
       { key: { 'saga.deadline': 1 }, name: 'saga_deadline' },
       { key: { 'saga.payment.next_at': 1 }, name: 'payment_due' },
+      { key: { payment_reconciled_at: 1, status: 1, updated_at: 1 }, name: 'payment_reconciliation' },
     ]);
   }
 
@@ -112,6 +113,32 @@ export class OrdersRepository {
   async pastDeadline(now: Date, limit: number): Promise<Order[]> {
     const docs = await this.orders.find({ 'saga.deadline': { $lte: now } }, { projection: { _outbox: 0 }, ...primary }).sort({ 'saga.deadline': 1 }).limit(limit).toArray();
     return docs.map(toOrder);
+  }
+
+  /**
+   * Cancelled orders the payment reconciliation has not checked yet, untouched since `before`:
+   * CANCELLED, or CANCELLING with the reversal already recorded (waiting only for stock).
+   */
+  async reconciliationDue(before: Date, limit: number): Promise<Order[]> {
+    const docs = await this.orders
+      .find(
+        {
+          payment_reconciled_at: null,
+          updated_at: { $lte: before },
+          $or: [{ status: 'cancelled' }, { status: 'cancelling', 'saga.payment.reversed': { $ne: null } }],
+        },
+        { projection: { _outbox: 0 }, ...primary },
+      )
+      .sort({ updated_at: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map(toOrder);
+  }
+
+  /** Marks a checked order consistent, if it did not change since it was read at `version`. */
+  async markPaymentReconciled(id: string, version: number, now: Date): Promise<boolean> {
+    const res = await this.orders.updateOne({ _id: id, version }, { $set: { payment_reconciled_at: now } });
+    return res.modifiedCount === 1;
   }
 
   /** Orders with a payment step due now (the payment worker). */

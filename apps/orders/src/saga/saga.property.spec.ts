@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import type { PaymentGateway, PaymentOperation, PaymentRequest } from '../payments/payment-gateway';
+import {
+  PaymentGateway,
+  PaymentOperation,
+  PaymentRequest,
+  PaymentStatus,
+  PaymentUnavailableError,
+} from '../payments/payment-gateway';
 import { performPaymentStep } from '../payments/payment-step';
 import { applyOperation, PspOutcome, PspPayment, SimulatorRules } from '../payments/simulator/psp-rules';
 import {
@@ -40,15 +46,22 @@ interface Reply {
   readonly input: SagaInput;
 }
 
+/**
+ * The PSP with the simulator's own rules, idempotent by key. With `rules.lateCaptureUsers` a
+ * capture is accepted but its answer is lost and it lands between a reversal's refund and void.
+ */
 class MemoryPsp implements PaymentGateway {
   readonly records = new Map<string, PspOutcome>();
+  /** Every idempotency key used, per operation: one per order (and reversal round) or keys are not stable. */
+  readonly keys = new Map<PaymentOperation, Set<string>>();
   payment: PspPayment | null = null;
   captures = 0;
-  constructor(private readonly rules: SimulatorRules) {}
+  constructor(readonly rules: SimulatorRules) {}
   private run(op: PaymentOperation, req: PaymentRequest): Promise<never> {
+    this.keys.set(op, (this.keys.get(op) ?? new Set<string>()).add(req.idempotencyKey));
     const known = this.records.get(req.idempotencyKey);
     if (known) return Promise.resolve(known as never);
-    const { next, outcome } = applyOperation(
+    const { next, outcome, late } = applyOperation(
       this.payment,
       op,
       { amount: req.amount, cardToken: req.cardToken, userId: req.userId },
@@ -59,6 +72,8 @@ class MemoryPsp implements PaymentGateway {
       if (next.status === 'captured' && this.payment?.status !== 'captured') this.captures++;
       this.payment = next;
     }
+    if (late)
+      return Promise.reject(new PaymentUnavailableError('PAYMENTS.PSP_TIMEOUT', 'the capture lands late'));
     this.records.set(req.idempotencyKey, outcome);
     return Promise.resolve(outcome as never);
   }
@@ -66,6 +81,10 @@ class MemoryPsp implements PaymentGateway {
   capture = (r: PaymentRequest) => this.run('capture', r);
   void = (r: PaymentRequest) => this.run('void', r);
   refund = (r: PaymentRequest) => this.run('refund', r);
+  status = (): Promise<PaymentStatus | null> => Promise.resolve(this.payment?.status ?? null);
+  keyCount(op: PaymentOperation): number {
+    return this.keys.get(op)?.size ?? 0;
+  }
 }
 
 interface People {
@@ -87,13 +106,23 @@ const afterwards = fc.array(
   { maxLength: 4 },
 );
 
-/** Stock available, payment declined, who acts, chaos during checkout (or a calm one), actions afterwards. */
-const lives = fc.tuple(fc.boolean(), fc.boolean(), people, fc.oneof(chaos(60), fc.constant([])), afterwards);
+/**
+ * Stock available, payment declined, who acts, chaos during checkout (or a calm one), actions
+ * afterwards, and whether the capture lands late (between a reversal's refund and void).
+ */
+const lives = fc.tuple(
+  fc.boolean(),
+  fc.boolean(),
+  people,
+  fc.oneof(chaos(60), fc.constant([])),
+  afterwards,
+  fc.boolean(),
+);
 
 type Life = typeof lives extends fc.Arbitrary<infer L> ? L : never;
 
-async function lived([stock, decline, who, choices, after]: Life): Promise<World> {
-  const w = new World(stock, decline, who);
+async function lived([stock, decline, who, choices, after, lateCapture]: Life): Promise<World> {
+  const w = new World(stock, decline, who, lateCapture);
   await live(w, choices, after);
   return w;
 }
@@ -123,10 +152,11 @@ class World {
   invAnswered = new Set<string>();
   commands: InvCommand[] = ['ReserveStock'];
   replies: Reply[] = [];
-  inflight: PaymentStep[] = [];
+  inflight: { step: PaymentStep; round: number }[] = [];
   outcomes: SagaInput[] = [];
   events: OrderEvent[] = [];
   captureIntents = 0;
+  lostAnswers = 0;
   committedEver = false;
   /** A cancel request the saga took (applied, not refused or ignored). */
   cancelAccepted = false;
@@ -139,6 +169,7 @@ class World {
     decline: boolean,
     /** Who acts in this run: the customer cancelling, the operator starting and completing deliveries. */
     readonly people: People = { cancels: true, delivers: true, completes: true },
+    lateCapture = false,
   ) {
     this.saga = startSaga(this.now, timeouts);
     this.psp = new MemoryPsp({
@@ -146,6 +177,7 @@ class World {
       declineTokens: [],
       declineUsers: [],
       hangUsers: [],
+      lateCaptureUsers: lateCapture ? ['u'] : [],
       latencyMinMs: 0,
       latencyMaxMs: 0,
       transientErrorRate: 0,
@@ -182,6 +214,10 @@ class World {
   act(type: ActionInput['type']): void {
     const id = actionId(type, ORDER);
     this.feed(type === 'CancelRequested' ? { type, id, by: 'customer' } : ({ type, id } as SagaInput));
+  }
+
+  lateCapture(): boolean {
+    return this.psp.rules.lateCaptureUsers.length > 0;
   }
 
   eventTypes(): string[] {
@@ -264,20 +300,28 @@ class World {
   }
 
   startPayment(): void {
-    if (this.saga.payment.step) this.inflight.push(this.saga.payment.step);
+    const { step, round } = this.saga.payment;
+    if (step) this.inflight.push({ step, round: round ?? 0 });
   }
 
   async pspExecute(i: number, keep: boolean): Promise<void> {
-    const step = this.inflight[i];
-    if (!step) return;
+    const call = this.inflight[i];
+    if (!call) return;
     if (!keep) this.inflight.splice(i, 1);
-    this.outcomes.push(
-      await performPaymentStep(
-        this.psp,
-        { orderId: ORDER, amount: 100, userId: 'u', cardToken: 'tok' },
-        step,
-      ),
-    );
+    try {
+      this.outcomes.push(
+        await performPaymentStep(
+          this.psp,
+          { orderId: ORDER, amount: 100, userId: 'u', cardToken: 'tok' },
+          call.step,
+          call.round,
+        ),
+      );
+    } catch (e) {
+      // The answer is lost (a timeout): the worker retries later with the same keys.
+      if (!(e instanceof PaymentUnavailableError)) throw e;
+      this.lostAnswers++;
+    }
   }
 
   deliverOutcome(i: number, keep: boolean): void {
@@ -299,7 +343,9 @@ class World {
       else if (this.replies.length > 0) this.deliverReply(0, false);
       else if (this.inflight.length > 0) await this.pspExecute(0, false);
       else if (this.outcomes.length > 0) this.deliverOutcome(0, false);
-      else if (this.saga.payment.step) this.startPayment();
+      // A capture that only ever lands late is retried until the payment deadline ends the wait.
+      else if (this.saga.payment.step && !(this.saga.payment.step === 'CAPTURE' && this.lateCapture()))
+        this.startPayment();
       else if (this.saga.deadline) this.fireDeadline();
       else return;
     }
@@ -438,6 +484,13 @@ describe('checkout saga under duplicated, reordered and late messages (property)
         // Money: at most one capture ever asked for and made.
         expect(w.captureIntents).toBeLessThanOrEqual(1);
         expect(w.psp.captures).toBeLessThanOrEqual(1);
+        // Stable idempotency keys: one per order and operation (a reversal: one per round), however
+        // often a call was repeated — a per-call nonce in the key would make a retry a new charge.
+        const rounds = (s.payment.round ?? 0) + 1;
+        expect(w.psp.keyCount('authorize')).toBeLessThanOrEqual(1);
+        expect(w.psp.keyCount('capture')).toBeLessThanOrEqual(1);
+        expect(w.psp.keyCount('void')).toBeLessThanOrEqual(rounds);
+        expect(w.psp.keyCount('refund')).toBeLessThanOrEqual(rounds);
         if (sold) {
           // Confirmed once, never cancelled; sold stock, captured money; delivery only after confirmation.
           expect(events.filter((e) => e === 'OrderConfirmed')).toHaveLength(1);
@@ -485,6 +538,9 @@ describe('checkout saga under duplicated, reordered and late messages (property)
         seen.add(
           `${w.saga.state}:${w.saga.reason ?? ''}${last?.type === 'OrderCancelled' && last.after_confirmation ? ':after-confirmation' : ''}`,
         );
+        // The race of issue 16: a capture landed between the refund and the void, and a later round refunded it.
+        if ((w.saga.payment.round ?? 0) > 0 && w.psp.payment?.status === 'refunded')
+          seen.add('late-capture-refunded');
       }),
       { numRuns: 5000 },
     );
@@ -500,6 +556,7 @@ describe('checkout saga under duplicated, reordered and late messages (property)
         'CANCELLED:COMMIT_FAILED',
         'CANCELLED:CANCELLED_BY_USER',
         'CANCELLED:CANCELLED_BY_USER:after-confirmation',
+        'late-capture-refunded',
       ]),
     );
   });

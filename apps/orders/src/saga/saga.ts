@@ -26,6 +26,13 @@
  * guess); confirmed → refund and return the sold units. Once delivering it is refused.
  * CANCELLING is entered only when money may have moved or sold stock must come back; otherwise a
  * cancellation goes straight to CANCELLED. Every state that waits on another party has a deadline.
+ *
+ * A reversal is recorded only on a positive answer (`voided` / `refunded`). When the PSP's answers
+ * contradict each other (refund: `not_captured`, then void: `already_captured` — a capture landed
+ * between the two calls) the step is re-armed as a new round with new idempotency keys. The
+ * payment reconciliation compares the PSP's state of every cancelled order with the saga and feeds
+ * PaymentMismatchFound when money is still held: CANCELLED → CANCELLING → CANCELLED again, without
+ * a second OrderCancelled.
  */
 export type SagaState =
   | 'AWAITING_STOCK'
@@ -65,6 +72,13 @@ export interface PaymentState {
   readonly captured: boolean;
   readonly reversed: 'voided' | 'refunded' | null;
   readonly decline_code: string | null;
+  /**
+   * Reversal round: 0 for the first void/refund, +1 each time the PSP contradicted itself (a refund
+   * answered `not_captured`, then the void `already_captured`: a capture landed in between) or the
+   * reconciliation found money still held. Each round uses its own idempotency keys, so a stored
+   * negative answer of an earlier round can never be replayed as the truth. Absent on older orders: 0.
+   */
+  readonly round?: number;
 }
 
 export interface TransitionRecord {
@@ -107,6 +121,15 @@ export type SagaInput =
   | { readonly type: 'PaymentCaptured'; readonly id: string }
   | { readonly type: 'PaymentCaptureFailed'; readonly id: string; readonly code: string }
   | { readonly type: 'PaymentReversed'; readonly id: string; readonly how: 'voided' | 'refunded' }
+  /** Both reversal calls of a round answered "nothing to do" in contradiction: start round `round + 1` with `next`. */
+  | {
+      readonly type: 'PaymentReversalContradicted';
+      readonly id: string;
+      readonly round: number;
+      readonly next: 'VOID' | 'REFUND';
+    }
+  /** The reconciliation found the PSP still holding money of a cancelled order: reverse it again. */
+  | { readonly type: 'PaymentMismatchFound'; readonly id: string; readonly missing: 'VOID' | 'REFUND' }
   | { readonly type: 'StockReturned'; readonly id: string }
   | { readonly type: 'StockReturnFailed'; readonly id: string; readonly code: string }
   | { readonly type: 'DeadlinePassed'; readonly id: string }
@@ -257,6 +280,16 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
       stock: { ...saga.stock, return: 'pending' },
     });
   const pay = saga.payment;
+  const round = pay.round ?? 0;
+  /** OrderCancelled is announced once: a reversal re-armed by the reconciliation ends silently. */
+  const announced = saga.history.some((h) => h.to === 'CANCELLED');
+  const finalCancel = (reason: CancelReason): SagaCommand[] => (announced ? [] : [orderCancelled(reason)]);
+  /** Money of a cancelled order the PSP still holds: a new reversal round. */
+  const rearmReversal = (missing: 'VOID' | 'REFUND'): Decision =>
+    step('CANCELLING', {
+      deadline: at(now, t.cancelMs),
+      payment: { ...pay, step: missing, next_at: now, attempts: 0, reversed: null, round: round + 1 },
+    });
   const returnPending = saga.stock.return === 'pending';
   const cancelRequest = input.type === 'CancelRequested' ? { at: now, by: input.by } : null;
 
@@ -380,10 +413,24 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
           const payment = { ...pay, step: null, next_at: null, reversed: input.how };
           // Sold units still on their way back: keep waiting for inventory (the deadline re-sends ReturnStock).
           if (returnPending) return step('CANCELLING', { payment });
-          return step('CANCELLED', { deadline: null, payment }, [
-            orderCancelled(saga.reason ?? 'PAYMENT_DECLINED'),
-          ]);
+          return step(
+            'CANCELLED',
+            { deadline: null, payment },
+            finalCancel(saga.reason ?? 'PAYMENT_DECLINED'),
+          );
         }
+        case 'PaymentReversalContradicted':
+          // Only a positive answer is a reversal: the PSP's answers disagree, so ask again with new keys.
+          if (pay.step !== 'VOID' && pay.step !== 'REFUND')
+            return ignore('reversal outcome for a step no longer current');
+          if (input.round !== round)
+            return ignore(`contradiction of reversal round ${input.round}, now ${round}`);
+          return step('CANCELLING', {
+            payment: { ...pay, step: input.next, next_at: now, attempts: 0, round: round + 1 },
+          });
+        case 'PaymentMismatchFound':
+          if (pay.reversed === null) return ignore('a reversal is still in progress');
+          return rearmReversal(input.missing);
         case 'StockReturned':
         case 'StockReturnFailed': {
           if (!returnPending) return ignore(`${input.type} when no return is pending`);
@@ -393,9 +440,11 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
             ...(input.type === 'StockReturnFailed' ? { failure: input.code } : {}),
           } as const;
           if (pay.reversed === null) return step('CANCELLING', { stock });
-          return step('CANCELLED', { deadline: null, stock }, [
-            orderCancelled(saga.reason ?? 'CANCELLED_BY_USER'),
-          ]);
+          return step(
+            'CANCELLED',
+            { deadline: null, stock },
+            finalCancel(saga.reason ?? 'CANCELLED_BY_USER'),
+          );
         }
         case 'StockReserved':
           return step('CANCELLING', {}, [{ type: 'ReleaseStock' }]);
@@ -417,6 +466,7 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
       // A reservation that arrives after the saga was compensated is released again (idempotent).
       if (input.type === 'StockReserved') return step('CANCELLED', {}, [{ type: 'ReleaseStock' }]);
       if (input.type === 'CancelRequested') return ignore('the order is already cancelled');
+      if (input.type === 'PaymentMismatchFound') return rearmReversal(input.missing);
       return otherwise(input, saga.state);
   }
 }

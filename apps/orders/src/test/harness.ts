@@ -204,7 +204,7 @@ export interface OrderBody {
   reason: string | null;
   lines: { product_id: string; qty: number; unit_price: string; line_total: string }[];
   totals: { items: number; total: string; currency: string };
-  payment: { step: string | null; authorized: boolean; captured: boolean; reversed: string | null; decline_code: string | null };
+  payment: { step: string | null; authorized: boolean; captured: boolean; reversed: string | null; reversal_round: number; decline_code: string | null };
   history: { from: string; to: string; event: string; cause: string; at: string }[];
   version: number;
 }

@@ -7,6 +7,7 @@ import {
   PaymentGateway,
   PaymentOperation,
   PaymentRequest,
+  PaymentStatus,
   PaymentUnavailableError,
   RefundResult,
   VoidResult,
@@ -73,19 +74,35 @@ export class SimulatedPaymentGateway implements PaymentGateway {
   refund(req: PaymentRequest): Promise<RefundResult> {
     return this.perform('refund', req) as Promise<RefundResult>;
   }
+  async status(reference: string): Promise<PaymentStatus | null> {
+    return (await this.payments.findOne({ _id: reference }, primary))?.status ?? null;
+  }
 
   private async perform(op: PaymentOperation, req: PaymentRequest): Promise<PspOutcome> {
     const recorded = await this.operations.findOne({ _id: req.idempotencyKey }, primary);
     if (recorded) return recorded.outcome;
     await this.sleep(latencyOf(this.rules, this.random()));
     if ((op === 'authorize' || op === 'capture') && this.rules.hangUsers.includes(req.userId)) {
-      throw new PaymentUnavailableError('PAYMENTS.PSP_TIMEOUT', `simulated PSP did not answer ${op} of ${req.reference}`);
+      throw new PaymentUnavailableError(
+        'PAYMENTS.PSP_TIMEOUT',
+        `simulated PSP did not answer ${op} of ${req.reference}`,
+      );
     }
     if (this.random() < this.rules.transientErrorRate) {
-      throw new PaymentUnavailableError('PAYMENTS.PSP_UNAVAILABLE', `simulated PSP unavailable for ${op} of ${req.reference}`);
+      throw new PaymentUnavailableError(
+        'PAYMENTS.PSP_UNAVAILABLE',
+        `simulated PSP unavailable for ${op} of ${req.reference}`,
+      );
     }
     const outcome = await this.execute(op, req);
-    const record: OperationDoc = { _id: req.idempotencyKey, reference: req.reference, op, amount: req.amount, outcome, at: new Date() };
+    const record: OperationDoc = {
+      _id: req.idempotencyKey,
+      reference: req.reference,
+      op,
+      amount: req.amount,
+      outcome,
+      at: new Date(),
+    };
     let answer = outcome;
     try {
       await this.operations.insertOne(record);
@@ -93,9 +110,15 @@ export class SimulatedPaymentGateway implements PaymentGateway {
       if (!(e instanceof MongoServerError && e.code === 11000)) throw e;
       answer = (await this.operations.findOne({ _id: req.idempotencyKey }, primary))?.outcome ?? outcome; // a concurrent call with the same key won
     }
-    this.logger.info({ order_id: req.reference, op, key: req.idempotencyKey, outcome: answer.status }, 'payment simulator operation');
+    this.logger.info(
+      { order_id: req.reference, op, key: req.idempotencyKey, outcome: answer.status },
+      'payment simulator operation',
+    );
     if (this.random() < this.rules.timeoutRate) {
-      throw new PaymentUnavailableError('PAYMENTS.PSP_TIMEOUT', `simulated PSP processed ${op} of ${req.reference} but the answer was lost`);
+      throw new PaymentUnavailableError(
+        'PAYMENTS.PSP_TIMEOUT',
+        `simulated PSP processed ${op} of ${req.reference} but the answer was lost`,
+      );
     }
     return answer;
   }
@@ -104,12 +127,30 @@ export class SimulatedPaymentGateway implements PaymentGateway {
   private async execute(op: PaymentOperation, req: PaymentRequest): Promise<PspOutcome> {
     for (let attempt = 0; attempt < 10; attempt++) {
       const doc = await this.payments.findOne({ _id: req.reference }, primary);
-      const { next, outcome } = applyOperation(doc, op, req, this.rules, () => `auth_${randomUUID()}`);
-      if (!next) return outcome;
-      const state = { status: next.status, amount: next.amount, authorization_id: next.authorization_id, decline_code: next.decline_code, user_id: req.userId, updated_at: new Date() };
+      const { next, outcome, late } = applyOperation(doc, op, req, this.rules, () => `auth_${randomUUID()}`);
+      const landedLate = (): PspOutcome => {
+        if (!late) return outcome;
+        throw new PaymentUnavailableError(
+          'PAYMENTS.PSP_TIMEOUT',
+          `simulated PSP accepted ${op} of ${req.reference}; it lands late`,
+        );
+      };
+      if (!next) return landedLate();
+      const state = {
+        status: next.status,
+        amount: next.amount,
+        authorization_id: next.authorization_id,
+        decline_code: next.decline_code,
+        pending_capture: next.pending_capture ?? false,
+        user_id: req.userId,
+        updated_at: new Date(),
+      };
       if (doc) {
-        const res = await this.payments.updateOne({ _id: req.reference, v: doc.v }, { $set: state, $inc: { v: 1 } });
-        if (res.modifiedCount === 1) return outcome;
+        const res = await this.payments.updateOne(
+          { _id: req.reference, v: doc.v },
+          { $set: state, $inc: { v: 1 } },
+        );
+        if (res.modifiedCount === 1) return landedLate();
       } else {
         try {
           await this.payments.insertOne({ _id: req.reference, v: 1, ...state });
@@ -119,6 +160,9 @@ export class SimulatedPaymentGateway implements PaymentGateway {
         }
       }
     }
-    throw new PaymentUnavailableError('PAYMENTS.PSP_UNAVAILABLE', `simulated PSP: too much contention on ${req.reference}`);
+    throw new PaymentUnavailableError(
+      'PAYMENTS.PSP_UNAVAILABLE',
+      `simulated PSP: too much contention on ${req.reference}`,
+    );
   }
 }
