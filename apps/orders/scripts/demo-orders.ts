@@ -13,9 +13,8 @@
  *   tsx --tsconfig tsconfig.base.json apps/orders/scripts/demo-orders.ts [--no-wait]
  *   env: MONGO_URL, KAFKA_BROKERS (the orders settings, validated by its config), CATALOG_URL (http://127.0.0.1:3001)
  */
-import { MongoBulkWriteError } from 'mongodb';
 import { z } from 'zod';
-import { createMongoClient } from '@mw/persistence';
+import { createMongoClient, duplicateKeysOnly } from '@mw/persistence';
 import { parseMoney } from '@mw/platform';
 import { ANALYTICS_COLLECTIONS } from '../src/analytics/analytics.repository';
 import { DemoProduct, demoOrderPlan } from '../src/analytics/demo/demo-plan';
@@ -90,9 +89,7 @@ async function main(): Promise<void> {
         .insertedCount;
     } catch (e) {
       // ids repeat on a rerun: the orders already there are kept as they are
-      const duplicatesOnly =
-        e instanceof MongoBulkWriteError && [e.writeErrors].flat().every((w) => w.code === 11000);
-      if (!duplicatesOnly) throw e;
+      if (!duplicateKeysOnly(e)) throw e;
       inserted = e.insertedCount;
     }
     const kinds = new Map<string, number>();

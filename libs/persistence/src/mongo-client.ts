@@ -1,5 +1,5 @@
 import * as os from 'node:os';
-import { MongoClient, MongoServerError, ReadPreference, type Collection, type Document, type MongoClientOptions, type ReadPreferenceMode } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, MongoServerError, ReadPreference, type Collection, type Document, type MongoClientOptions, type ReadPreferenceMode } from 'mongodb';
 
 /**
  * Every MongoClient of the project is made here. The driver (7.6+) loads `os` with a dynamic
@@ -27,4 +27,17 @@ export async function dropIndexIfPresent<T extends Document>(coll: Collection<T>
   } catch (e) {
     if (!(e instanceof MongoServerError && (e.code === 27 || e.code === 26))) throw e; // 26: no collection yet
   }
+}
+
+/**
+ * Whether a failed unordered insert failed only because some documents already existed: at least
+ * one write error, every one a duplicate key (11000), and no write concern error. A bulk error with
+ * no write errors is a write concern failure (e.g. the primary stepped down before a majority had
+ * the inserts): those inserts may still be rolled back, so it must never pass as "already there".
+ */
+export function duplicateKeysOnly(e: unknown): e is MongoBulkWriteError {
+  if (!(e instanceof MongoBulkWriteError)) return false;
+  const errors = [e.writeErrors].flat();
+  const concern = e.result?.getWriteConcernError?.();
+  return errors.length > 0 && errors.every((w) => w.code === 11000) && !concern;
 }

@@ -1,5 +1,5 @@
-import { ClientSession, Collection, Db, MongoBulkWriteError, ReadPreference } from 'mongodb';
-import { dropIndexIfPresent } from '@mw/persistence';
+import { ClientSession, Collection, Db, ReadPreference } from 'mongodb';
+import { dropIndexIfPresent, duplicateKeysOnly } from '@mw/persistence';
 import { STOCK } from '../stock/stock.repository';
 import { StockDoc } from '../stock/stock';
 import { LEDGER_KINDS, LedgerEntry, LedgerKind } from './ledger';
@@ -45,8 +45,8 @@ export class LedgerRepository {
     try {
       await this.coll.insertMany(entries, { ordered: false });
     } catch (e) {
-      const dupOnly = e instanceof MongoBulkWriteError && [e.writeErrors].flat().every((w) => w.code === 11000);
-      if (!dupOnly) throw e;
+      // Never pull entries whose copy a majority has not acknowledged (a write concern error).
+      if (!duplicateKeysOnly(e)) throw e;
     }
   }
 

@@ -1,0 +1,62 @@
+import { MongoClient } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
+import { testEnv, uniqueName } from '@mw/testing';
+import { StockDoc } from '../stock/stock';
+import { STOCK } from '../stock/stock.repository';
+import { LEDGER, LedgerRepository } from './ledger.repository';
+import { LedgerEntry } from './ledger';
+
+/**
+ * The ledger flusher copies pending entries out of stock documents and then pulls them. The pull
+ * may only follow a copy a majority acknowledged: a write concern error (a primary stepping down
+ * before the inserts replicated; here a write concern the replica set cannot satisfy) must stop the
+ * pass with the entries still pending in their document, never pass as "already copied".
+ */
+describe('ledger flusher (real replica set)', () => {
+  const dbName = uniqueName('ledger_flush');
+  let client: MongoClient;
+
+  beforeAll(async () => {
+    client = createMongoClient(testEnv().mongoUrl, { writeConcern: { w: 'majority' } });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client.db(dbName).dropDatabase();
+    await client.close();
+  });
+
+  const entry = (i: number, at = new Date(Date.now() - 1000)): LedgerEntry => ({
+    _id: `e-${i}-${dbName}`,
+    product_id: 'p1',
+    zone: 'MSK',
+    kind: 'restock',
+    qty: 1,
+    at,
+  });
+
+  async function plant(id: string, entries: LedgerEntry[]): Promise<void> {
+    await client
+      .db(dbName)
+      .collection<StockDoc>(STOCK)
+      .insertOne({ _id: id, _ledger: entries } as unknown as StockDoc);
+  }
+  const pending = async (id: string): Promise<string[]> =>
+    ((await client.db(dbName).collection<StockDoc>(STOCK).findOne({ _id: id }))?._ledger ?? []).map((e) => e._id);
+
+  it('moves entries and treats entries already copied (a repeated pass) as done', async () => {
+    await plant('doc-a', [entry(1), entry(2)]);
+    await client.db(dbName).collection<LedgerEntry>(LEDGER).insertOne(entry(1)); // copied by a pass that crashed before its pull
+    const repo = new LedgerRepository(client.db(dbName));
+    expect(await repo.flushOnce()).toBe(2);
+    expect(await pending('doc-a')).toEqual([]);
+    expect(await client.db(dbName).collection(LEDGER).countDocuments({ _id: { $in: [entry(1)._id, entry(2)._id] } as never })).toBe(2);
+  });
+
+  it('a write concern error on the copy stops the pass: nothing is pulled from the document', async () => {
+    await plant('doc-b', [entry(3), entry(4)]);
+    // Unsatisfiable on any replica set here: mongod applies the insert and answers a writeConcernError.
+    const unacknowledged = new LedgerRepository(client.db(dbName, { writeConcern: { w: 50 } }));
+    await expect(unacknowledged.flushOnce()).rejects.toThrow(/write concern|data-bearing|UnsatisfiableWriteConcern/i);
+    expect((await pending('doc-b')).sort()).toEqual([entry(3)._id, entry(4)._id].sort());
+  });
+});
