@@ -102,4 +102,24 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
     expect(await b.drainOnce()).toBe(0); // nothing pending, but b can now take the lease
     await p.disconnect();
   });
+
+  it('renews its lease once per half-life, not on every pass and collection', async () => {
+    const db = mongo.db(dbName);
+    const p = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, clientId: 'relay-renewals', logger }));
+    const relay = new OutboxRelay({ db, collections: ['aggregates', 'others'], publisher: p, logger, name: 'renewal-test', leaseMs: 60_000 });
+    const changes = db.collection('outbox_leases').watch([{ $match: { 'documentKey._id': 'renewal-test' } }]);
+    const writes: string[] = [];
+    changes.on('change', (c) => writes.push(c.operationType));
+    await new Promise((r) => setTimeout(r, 300)); // the change stream is open before the first pass
+    for (let i = 0; i < 10; i++) {
+      await change(20_000 + i);
+      expect(await relay.drainOnce()).toBe(1);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    await changes.close();
+    // The first pass takes the lease (an insert); 10 passes over 2 collections renew it nowhere near 20 times.
+    expect(writes).toEqual(['insert']);
+    await relay.stop();
+    await p.disconnect();
+  });
 });

@@ -18,6 +18,13 @@ export interface OutboxRelayOptions {
   /** Lease name: one relay per service publishes at a time, so per-aggregate order holds across instances. */
   readonly name: string;
   readonly pollIntervalMs?: number;
+  /**
+   * Longest wait between passes while there is nothing to publish (default 8 × pollIntervalMs):
+   * idle passes back off up to it; a publish or a nudge brings the poll back to pollIntervalMs.
+   */
+  readonly idlePollMaxMs?: number;
+  /** How often the parked-documents gauge is recounted (default 30 s; a park recounts at once). */
+  readonly parkedCountIntervalMs?: number;
   readonly batchSize?: number;
   /** Bytes of records per pass (default: what one record batch of a partition may hold). */
   readonly maxBatchBytes?: number;
@@ -34,6 +41,11 @@ interface DocWithOutbox extends Document {
 
 /** Broker answers that no retry can change: the entry is parked, the others keep flowing. */
 const DETERMINISTIC = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED', 'CORRUPT_MESSAGE', 'INVALID_REQUIRED_ACKS']);
+
+/** Wait after the n-th consecutive idle pass (n ≥ 1): the poll interval, doubling up to the maximum. */
+export function idleDelay(pollMs: number, maxMs: number, idlePasses: number): number {
+  return Math.max(pollMs, Math.min(maxMs, pollMs * 2 ** Math.max(0, idlePasses - 1)));
+}
 
 /** Protocol error types anywhere in a kafkajs error's cause chain. */
 export function kafkaErrorTypes(e: unknown): string[] {
@@ -65,6 +77,13 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  /** A nudge arrived during a pass: run another one right after it (never dropped). */
+  private again = false;
+  private idlePasses = 0;
+  /** Local time of the last successful lease renewal (0: not held); renewed again after half the lease. */
+  private leaseRenewedAt = 0;
+  private parkedCountedAt = 0;
+  private readonly parkedByCollection = new Map<string, number>();
   private readonly pending: Gauge | undefined;
   private readonly parkedGauge: Gauge | undefined;
   private readonly parkedTotal: Counter | undefined;
@@ -94,7 +113,10 @@ export class OutboxRelay {
 
   /** Ask for a publish soon (after a local write), instead of waiting for the next poll. */
   nudge(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
+    if (this.stopped) return;
+    this.idlePasses = 0;
+    if (this.running) this.again = true;
+    else this.schedule(0);
   }
 
   async stop(): Promise<void> {
@@ -111,8 +133,9 @@ export class OutboxRelay {
     let published = 0;
     let pendingDocs = 0;
     let parkedDocs = 0;
+    const recountParked = Date.now() - this.parkedCountedAt >= (this.opts.parkedCountIntervalMs ?? 30_000);
     for (const name of this.opts.collections) {
-      if (!(await this.holdLease())) break; // renewed per collection; a pass may outlast one lease period
+      if (!(await this.holdLease())) break; // a pass may outlast one lease period: renewed at half-life
       const coll = this.opts.db.collection<DocWithOutbox>(name);
       const docs = await coll
         // No sort: a sort on the multikey field makes mongod scan every key of the index
@@ -128,8 +151,12 @@ export class OutboxRelay {
         .toArray();
       pendingDocs += docs.length;
       published += await this.publishDocs(coll, docs);
-      if (this.parkedGauge) parkedDocs += await coll.countDocuments({ [`${OUTBOX_FIELD}.parked.at`]: { $exists: true } });
+      if (this.parkedGauge && (recountParked || this.parkedByCollection.get(name) === undefined)) {
+        this.parkedByCollection.set(name, await coll.countDocuments({ [`${OUTBOX_FIELD}.parked.at`]: { $exists: true } }));
+      }
+      parkedDocs += this.parkedByCollection.get(name) ?? 0;
     }
+    if (recountParked) this.parkedCountedAt = Date.now();
     this.pending?.set(pendingDocs);
     this.parkedGauge?.set(parkedDocs);
     return published;
@@ -137,12 +164,19 @@ export class OutboxRelay {
 
   /** Takes or renews the lease; a new term registers a new transactional producer before anything is read. */
   private async holdLease(): Promise<boolean> {
-    const lease = await acquireLease(this.opts.db, this.opts.name, this.owner, this.opts.leaseMs ?? 10_000);
+    const leaseMs = this.opts.leaseMs ?? 10_000;
+    // Renewed once it is half spent, not on every call: a lease read wrongly as still ours is harmless
+    // (the next owner's producer registration fences this relay's sends), a write per pass is not free.
+    if (this.sender.ready && this.senderEpoch !== undefined && Date.now() - this.leaseRenewedAt < leaseMs / 2) return true;
+    const asked = Date.now();
+    const lease = await acquireLease(this.opts.db, this.opts.name, this.owner, leaseMs);
     if (!lease.owned) {
       if (this.sender.ready) await this.sender.close();
       this.senderEpoch = undefined;
+      this.leaseRenewedAt = 0;
       return false;
     }
+    this.leaseRenewedAt = asked;
     if (!this.sender.ready || this.senderEpoch !== lease.epoch) {
       await this.sender.init();
       this.senderEpoch = lease.epoch;
@@ -240,6 +274,7 @@ export class OutboxRelay {
       })),
       { ordered: false },
     );
+    this.parkedByCollection.delete(coll.collectionName); // recounted in this pass
     for (const p of decisions) {
       this.parkedTotal?.inc({ code: p.code });
       this.opts.logger.error(
@@ -261,14 +296,19 @@ export class OutboxRelay {
   }
 
   private async loop(): Promise<void> {
-    let next = this.opts.pollIntervalMs ?? 250;
+    const poll = this.opts.pollIntervalMs ?? 250;
+    let next: number;
+    this.again = false;
     try {
       const n = await this.drainOnce();
-      if (n > 0) next = 0; // more may be waiting
+      this.idlePasses = n > 0 ? 0 : this.idlePasses + 1;
+      // more may be waiting after a publish; an idle relay backs off (nudges and publishes reset it)
+      next = n > 0 ? 0 : idleDelay(poll, this.opts.idlePollMaxMs ?? poll * 8, this.idlePasses);
     } catch (e) {
       next = 1000;
       this.opts.logger.warn({ err: (e as Error).message, kafka_errors: kafkaErrorTypes(e), relay: this.opts.name }, 'outbox relay pass failed; will retry');
     }
+    if (this.again) next = 0;
     if (!this.stopped) this.schedule(next);
   }
 }
