@@ -76,12 +76,15 @@ export const STACK_SERVICES: readonly StackService[] = [
  * - `STACK_RESOURCE_SUFFIX`: appended (`_<suffix>`) to every database, keyspace and consumer group —
  *   a second stack on the same servers (the stack's own tests) never touches the developer's data;
  * - `STACK_DEMO_DATA=0`: skip the demo data (loaded only for the default names with catalog, inventory and orders).
+ * - `STACK_BUILD=0`: skip the Nx build (the bundles in dist/ are used as they are).
  */
 export interface StackSettings {
   readonly portOffset: number;
   readonly services: readonly StackService[];
   readonly resourceSuffix: string | undefined;
   readonly demoData: boolean;
+  /** `STACK_BUILD=0`: use the bundles already in dist/ (tests whose Nx target built them). */
+  readonly build: boolean;
 }
 
 export class StackConfigError extends Error {}
@@ -117,7 +120,10 @@ export function stackSettings(env: NodeJS.ProcessEnv = process.env): StackSettin
     demoRaw === '1' &&
     suffix === undefined &&
     ['catalog', 'inventory', 'orders'].every((n) => services.some((s) => s.name === n));
-  return { portOffset, services, resourceSuffix: suffix, demoData };
+  const buildRaw = env['STACK_BUILD']?.trim() || '1';
+  if (buildRaw !== '0' && buildRaw !== '1')
+    throw new StackConfigError(`STACK_BUILD must be 0 or 1, got "${buildRaw}"`);
+  return { portOffset, services, resourceSuffix: suffix, demoData, build: buildRaw === '1' };
 }
 
 export function servicePort(s: StackService, settings: Pick<StackSettings, 'portOffset'>): number {

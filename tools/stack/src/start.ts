@@ -25,23 +25,25 @@ async function main(): Promise<void> {
   log(`infrastructure (INFRA=${cfg.mode})`);
   const infra = await ensureInfra();
 
-  log('building service bundles');
-  execFileSync(
-    join(cfg.root, 'node_modules/.bin/nx'),
-    [
-      'run-many',
-      '-t',
-      'build',
-      'build-projector',
-      '--projects=catalog,inventory,carts,orders',
-      '--parallel=2',
-    ],
-    {
-      cwd: cfg.root,
-      stdio: 'inherit',
-      env: { ...process.env, NX_DAEMON: 'false' },
-    },
-  );
+  if (settings.build) {
+    log('building service bundles');
+    execFileSync(
+      join(cfg.root, 'node_modules/.bin/nx'),
+      [
+        'run-many',
+        '-t',
+        'build',
+        'build-projector',
+        '--projects=catalog,inventory,carts,orders',
+        '--parallel=2',
+      ],
+      {
+        cwd: cfg.root,
+        stdio: 'inherit',
+        env: { ...process.env, NX_DAEMON: 'false' },
+      },
+    );
+  }
 
   await startServices({ layout: stackLayout(cfg.root, cfg.infraDir), settings, infra, log });
   log('all services ready');
