@@ -10,6 +10,7 @@
  *  - `npm test` first sweeps leftovers of crashed runs: test-made names older than an hour (younger
  *    ones may belong to a run in progress on the same servers).
  */
+import * as os from 'node:os';
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { Client as CassandraClient } from 'cassandra-driver';
 import { Kafka, logLevel } from 'kafkajs';
@@ -102,7 +103,7 @@ async function dropKeyspaces(s: ResourceServers, pick: (n: string) => boolean): 
 }
 
 async function dropDatabases(s: ResourceServers, pick: (n: string) => boolean): Promise<string[]> {
-  const client = new MongoClient(s.mongoUrl, { serverSelectionTimeoutMS: 15_000 });
+  const client = new MongoClient(s.mongoUrl, { runtimeAdapters: { os }, serverSelectionTimeoutMS: 15_000 });
   try {
     const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
     const names = databases.map((d) => d.name).filter(pick);
