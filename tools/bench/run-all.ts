@@ -8,7 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureInfra } from '@mw/infra';
-import { describeDropped, dropRecordedTestResources, resourceServers, TEST_LEDGER_VARIABLE } from '@mw/testing';
+import {
+  describeDropped,
+  dropRecordedTestResources,
+  resourceServers,
+  TEST_LEDGER_VARIABLE,
+} from '@mw/testing';
 
 const BENCHES = ['bench:catalog', 'bench:inventory', 'bench:checkout'] as const;
 
@@ -20,12 +25,18 @@ async function main(): Promise<number> {
   try {
     for (const script of BENCHES) {
       console.log(`\n[bench] npm run ${script}`);
-      const r = spawnSync('npm', ['run', '--silent', script], { stdio: 'inherit', env: { ...process.env, ...env, [TEST_LEDGER_VARIABLE]: ledger } });
+      const r = spawnSync('npm', ['run', '--silent', script], {
+        stdio: 'inherit',
+        env: { ...process.env, ...env, [TEST_LEDGER_VARIABLE]: ledger },
+      });
       if (r.status !== 0) failed++;
     }
   } finally {
     const servers = resourceServers({ ...process.env, ...env });
-    if (servers) console.log(`[bench] dropped the benchmarks' ${describeDropped(await dropRecordedTestResources(servers, ledger))}`);
+    if (servers)
+      console.log(
+        `[bench] dropped the benchmarks' ${describeDropped(await dropRecordedTestResources(servers, ledger))}`,
+      );
   }
   return failed === 0 ? 0 : 1;
 }

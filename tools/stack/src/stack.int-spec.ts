@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { loadConfig, stopInfra } from '@mw/infra';
 import { uniqueName } from '@mw/testing';
 import { commandLine, isSameProcess, pidsWithEnv, processStartTime } from './proc';
-import { STACK_MARKER } from './services';
-import { liveSupervisor, ready, stackLayout, stopServices } from './stack';
+import { STACK_MARKER, stackSettings } from './services';
+import { liveSupervisor, ready, stackLayout, startServices, stopServices } from './stack';
 import { readSupervisorState } from './supervisor';
 
 const ROOT = join(__dirname, '../../..');
@@ -134,8 +134,28 @@ describe('npm start / npm stop', () => {
     await until(async () => !(await ready(PORT)), 120_000, 'projector not ready without its broker');
     expect(isSameProcess({ pid: original.pid!, startTime: original.startTime! })).toBe(true);
 
-    // `npm start` again: brings the broker back, starts no second projector, waits until it is ready
+    // while the broker is down, the services step of `npm start` (the function start.ts calls after
+    // the infrastructure) finds the projector alive but not ready: it starts nothing and waits
+    const lines: string[] = [];
+    const waiting = startServices({
+      layout,
+      settings: stackSettings(env),
+      infra: { ...process.env, KAFKA_BROKERS: '127.0.0.1:24092' } as Record<string, string>,
+      log: (m) => lines.push(m),
+      readyTimeoutMs: 300_000,
+    });
+    await until(() => lines.length >= 2, 30_000, 'the start decision');
+    expect(lines.slice(0, 2)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^services already supervised by pid ${supervisor.pid} .*starting nothing$`),
+      ),
+      `catalog-projector: running (pid ${original.pid}, restarts 0)`,
+    ]);
+    expect(await ready(PORT)).toBe(false);
+
+    // the real `npm start` again: brings the broker back, starts no second projector, waits until it is ready
     const again = await run('start');
+    await expect(waiting).resolves.toEqual({ supervisorPid: supervisor.pid, started: false });
     expect(again).toMatchObject({ code: 0 });
     expect(again.out).toContain(`services already supervised by pid ${supervisor.pid}`);
     expect(again.out).toContain(`catalog-projector: running (pid ${original.pid}, restarts 0)`);
