@@ -21,7 +21,7 @@ import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
 import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { loadConfig } from '@mw/platform';
-import { serviceToken } from '@mw/testing';
+import { serviceToken, uniqueName } from '@mw/testing';
 import { CategoriesRepository } from '../src/categories/categories.repository';
 import { catalogConfigSchema } from '../src/config';
 import { demoProducts, DEMO_TREE, DemoCategory } from '../src/demo/demo-data';
@@ -44,7 +44,8 @@ const DURATION_MS = 15_000;
 const PRODUCTS = 2400;
 const BURST = 10_000;
 
-const suffix = `${Date.now().toString(36)}`;
+// a uniqueName token: the run's names are dropped with the benchmarks' ledger, a crashed run's by the sweep
+const suffix = uniqueName('b').toLowerCase();
 const config = loadConfig(catalogConfigSchema, {
   ...process.env,
   MONGO_DB: `catalog_bench_${suffix}`,

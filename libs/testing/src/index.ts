@@ -1,4 +1,5 @@
 export * from './test-env';
+export * from './test-resources';
 export * from './kafka-probe';
 export * from './start-service';
 export * from './member-reads';

@@ -8,5 +8,6 @@ module.exports = {
   testMatch: ['<rootDir>/mongo-conformance.spec.ts'],
   moduleNameMapper: {},
   globalSetup: '<rootDir>/../src/jest-global-setup.ts',
+  globalTeardown: '<rootDir>/../../../libs/testing/src/jest-global-teardown.ts',
   testTimeout: 120000,
 };

@@ -15,6 +15,7 @@
  *   MONGO_CONFORMANCE_KEEP_DB=1     keep the per-run database for inspection
  */
 // runtimeAdapters: the driver's dynamic import('os') fails under Jest (see libs/persistence/src/mongo-client.ts).
+import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import {
   Collection,
@@ -75,7 +76,8 @@ export type FeatureKey = keyof typeof FEATURES;
 
 const MONGO_URL = process.env.MONGO_URL;
 const TTL_WAIT_MS = Number(process.env.MONGO_CONFORMANCE_TTL_WAIT_MS ?? 90_000);
-const DB_NAME = `conformance_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+// the uniqueName token format (libs/testing test-resources.ts): the `npm test` sweep recognises a leftover
+const DB_NAME = `conformance_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 
 let client: MongoClient;
 let db: Db;

@@ -202,7 +202,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const names: ServerName[] =
     command === 'smoke' && rest.length === 0 ? ['kafka', 'cassandra'] : parseServerNames(rest);
   const cfg = loadConfig();
-  return run(cfg, names);
+  // INFRA_EXTERNAL servers are not this checkout's to start, stop or report in local mode
+  const own = cfg.mode === 'local' ? names.filter((n) => !cfg.externalServers.includes(n)) : names;
+  return run(cfg, own);
 }
 
 if (require.main === module) {

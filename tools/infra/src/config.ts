@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InfraError } from './errors';
+import type { ServerName } from './types';
 
 /**
  * How the infrastructure is provided:
@@ -56,6 +57,30 @@ export interface InfraConfig {
   readonly cassandraDatacenter: string;
   /** Readiness timeout per server, milliseconds. */
   readonly startTimeoutMs: number;
+  /**
+   * `INFRA_EXTERNAL` (local mode only): servers taken from the environment like INFRA=external
+   * while the others run locally — e.g. a Kafka of one's own beside the team's databases.
+   */
+  readonly externalServers: readonly ServerName[];
+}
+
+const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak'];
+
+/** `INFRA_EXTERNAL=cassandra,mongodb,...`: a bad name is an error naming the variable. */
+export function parseExternalServers(env: NodeJS.ProcessEnv): ServerName[] {
+  const raw = env['INFRA_EXTERNAL']?.trim();
+  if (!raw) return [];
+  const names: ServerName[] = [];
+  for (const part of raw
+    .split(',')
+    .map((p) => p.trim().toLowerCase())
+    .filter(Boolean)) {
+    const name = part === 'mongo' ? 'mongodb' : part;
+    if (!(ALL_SERVERS as readonly string[]).includes(name))
+      throw new InfraError(`INFRA_EXTERNAL must list some of ${ALL_SERVERS.join(', ')}, got "${raw}"`);
+    if (!names.includes(name as ServerName)) names.push(name as ServerName);
+  }
+  return names;
 }
 
 /** Defaults chosen not to clash with a developer's own Kafka (9092/9093), Cassandra (9042/7000/7199) or MongoDB (27017). */
@@ -225,6 +250,7 @@ export function loadConfig(
     keycloakHeap: parseHeap(env, 'KEYCLOAK_HEAP', '512m'),
     cassandraDatacenter: 'datacenter1',
     startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
+    externalServers: parseExternalServers(env),
   };
 }
 

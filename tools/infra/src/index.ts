@@ -23,7 +23,15 @@ export { readPidState, serverPaths, spawnDetached, stopProcess, tailFile } from 
 export type { InfraConfig, InfraMode } from './config';
 export { InfraError } from './errors';
 export { SERVER_NAMES } from './registry';
-export { KEYCLOAK_IMAGE, OIDC_AUDIENCE, OIDC_REALM, issuerFor, realmClientSecret, realmDemoUsers, type RealmUser } from './servers/keycloak';
+export {
+  KEYCLOAK_IMAGE,
+  OIDC_AUDIENCE,
+  OIDC_REALM,
+  issuerFor,
+  realmClientSecret,
+  realmDemoUsers,
+  type RealmUser,
+} from './servers/keycloak';
 export type { ServerName } from './types';
 
 export interface EnsureInfraOptions {
@@ -52,18 +60,21 @@ export async function ensureInfra(options: EnsureInfraOptions = {}): Promise<Rec
       break;
     }
     case 'local': {
-      const { results, failures } = await upAll(cfg, names, logger);
+      // INFRA_EXTERNAL: those servers come from the environment, the others run here
+      const external = names.filter((n) => cfg.externalServers.includes(n));
+      const localNames = names.filter((n) => !cfg.externalServers.includes(n));
+      const { results, failures } = await upAll(cfg, localNames, logger);
       if (failures.length > 0) {
         const text = failures.map((f) => `${f.name}: ${formatError(f.error)}`).join('\n');
         throw new InfraError(`infrastructure did not start (INFRA=local):\n${text}`);
       }
-      env = {};
+      env = external.length > 0 ? await checkExternal(cfg, external) : {};
       for (const r of results) {
         env[r.envVar] = r.connection;
         write(`[infra] ${r.name}: ${r.version}`);
       }
-      if (names.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
-      if (names.includes('keycloak')) env['OIDC_AUDIENCE'] = OIDC_AUDIENCE;
+      if (localNames.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
+      if (localNames.includes('keycloak')) env['OIDC_AUDIENCE'] = OIDC_AUDIENCE;
       break;
     }
   }
@@ -72,8 +83,16 @@ export async function ensureInfra(options: EnsureInfraOptions = {}): Promise<Rec
 }
 
 /** Stops the local servers of `config` that infra started (its pid files); other modes are left alone. */
-export async function stopInfra(config: InfraConfig, names: readonly ServerName[] = SERVER_NAMES, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<void> {
+export async function stopInfra(
+  config: InfraConfig,
+  names: readonly ServerName[] = SERVER_NAMES,
+  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Promise<void> {
   if (config.mode !== 'local') return;
   const { downOne } = await import('./local');
-  await Promise.all(names.map((name) => downOne(config, name, (n, m) => log(`[infra:${n}] ${m}`))));
+  await Promise.all(
+    names
+      .filter((n) => !config.externalServers.includes(n))
+      .map((name) => downOne(config, name, (n, m) => log(`[infra:${n}] ${m}`))),
+  );
 }

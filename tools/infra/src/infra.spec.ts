@@ -56,6 +56,13 @@ function parseProperties(text: string): Map<string, string> {
 }
 
 describe('config', () => {
+  it('INFRA_EXTERNAL names the servers taken from the environment while the others run locally', () => {
+    const cfg = (env: NodeJS.ProcessEnv) => loadConfig(env, { root: '/r', detectDocker: noDocker });
+    expect(cfg({}).externalServers).toEqual([]);
+    expect(cfg({ INFRA_EXTERNAL: 'cassandra, mongo,keycloak,cassandra' }).externalServers).toEqual(['cassandra', 'mongodb', 'keycloak']);
+    expect(() => cfg({ INFRA_EXTERNAL: 'redis' })).toThrow(/^INFRA_EXTERNAL must list some of kafka, cassandra, mongodb, keycloak, got "redis"$/);
+  });
+
   it('uses non-clashing default ports', () => {
     const cfg = loadConfig({}, { root: '/repo', detectDocker: noDocker });
     expect(cfg.ports).toEqual(DEFAULT_PORTS);

@@ -7,22 +7,40 @@ import { join } from 'node:path';
  * newest 100 products in every zone, once: a marker under .infra records that it was loaded. The seed itself is
  * idempotent too, so a lost marker only costs time. Then the demo orders (loadDemoOrders), once.
  */
-export async function loadDemoData(root: string, infra: Readonly<Record<string, string>>, log: (m: string) => void): Promise<void> {
-  const marker = join(root, '.infra', 'services', 'demo-data.loaded');
+export async function loadDemoData(
+  root: string,
+  infraDir: string,
+  portOffset: number,
+  infra: Readonly<Record<string, string>>,
+  log: (m: string) => void,
+): Promise<void> {
+  const catalogUrl = `http://127.0.0.1:${3001 + portOffset}`;
+  const inventoryUrl = `http://127.0.0.1:${3002 + portOffset}`;
+  const marker = join(infraDir, 'services', 'demo-data.loaded');
   if (existsSync(marker)) {
     log('demo data already loaded');
   } else {
     log('loading demo data (categories, products, stock)');
-    execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/catalog/scripts/seed.ts', '--no-wait'], {
-      cwd: root,
-      stdio: 'inherit',
-      env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001', INVENTORY_URL: 'http://127.0.0.1:3002' },
-    });
-    await stockDemoProducts(infra, log);
-    mkdirSync(join(root, '.infra', 'services'), { recursive: true });
+    execFileSync(
+      process.execPath,
+      [
+        require.resolve('tsx/cli'),
+        '--tsconfig',
+        'tsconfig.base.json',
+        'apps/catalog/scripts/seed.ts',
+        '--no-wait',
+      ],
+      {
+        cwd: root,
+        stdio: 'inherit',
+        env: { ...process.env, ...infra, CATALOG_URL: catalogUrl, INVENTORY_URL: inventoryUrl },
+      },
+    );
+    await stockDemoProducts(infra, catalogUrl, inventoryUrl, log);
+    mkdirSync(join(infraDir, 'services'), { recursive: true });
     writeFileSync(marker, new Date().toISOString());
   }
-  loadDemoOrders(root, infra, log);
+  loadDemoOrders(root, infraDir, catalogUrl, infra, log);
 }
 
 /**
@@ -31,19 +49,29 @@ export async function loadDemoData(root: string, infra: Readonly<Record<string, 
  * writes them with their events in the orders outbox: the running orders service publishes and
  * counts them. Its ids are fixed, so a lost marker only costs time.
  */
-function loadDemoOrders(root: string, infra: Readonly<Record<string, string>>, log: (m: string) => void): void {
-  const marker = join(root, '.infra', 'services', 'demo-orders.loaded');
+function loadDemoOrders(
+  root: string,
+  infraDir: string,
+  catalogUrl: string,
+  infra: Readonly<Record<string, string>>,
+  log: (m: string) => void,
+): void {
+  const marker = join(infraDir, 'services', 'demo-orders.loaded');
   if (existsSync(marker)) {
     log('demo orders already loaded');
     return;
   }
   log('loading demo orders (historic orders for the sales analytics)');
-  execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/orders/scripts/demo-orders.ts'], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001' },
-  });
-  mkdirSync(join(root, '.infra', 'services'), { recursive: true });
+  execFileSync(
+    process.execPath,
+    [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/orders/scripts/demo-orders.ts'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ...infra, CATALOG_URL: catalogUrl },
+    },
+  );
+  mkdirSync(join(infraDir, 'services'), { recursive: true });
   writeFileSync(marker, new Date().toISOString());
 }
 
@@ -55,23 +83,33 @@ async function stockManagerToken(infra: Readonly<Record<string, string>>): Promi
   const r = await fetchRetry(`${issuer}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', client_id: 'mobile-world-web', username: 'stan', password: 'demo' }),
+    body: new URLSearchParams({
+      grant_type: 'password',
+      client_id: 'mobile-world-web',
+      username: 'stan',
+      password: 'demo',
+    }),
   });
   if (!r.ok) throw new Error(`token for stan refused: HTTP ${r.status} ${await r.text()}`);
   return ((await r.json()) as { access_token: string }).access_token;
 }
 
 /** Puts the newest 100 demo products in stock in every zone, through the inventory API, as stan. */
-async function stockDemoProducts(infra: Readonly<Record<string, string>>, log: (m: string) => void): Promise<void> {
+async function stockDemoProducts(
+  infra: Readonly<Record<string, string>>,
+  catalogUrl: string,
+  inventoryUrl: string,
+  log: (m: string) => void,
+): Promise<void> {
   const token = await stockManagerToken(infra);
-  const res = await fetchRetry('http://127.0.0.1:3001/products?sort=newest&limit=100');
+  const res = await fetchRetry(`${catalogUrl}/products?sort=newest&limit=100`);
   if (!res.ok) throw new Error(`catalog search failed: HTTP ${res.status}`);
   const { items } = (await res.json()) as { items: { id: string }[] };
   let n = 0;
   for (const [i, p] of items.entries()) {
     for (const zone of ZONES) {
       const qty = 5 + ((i * 7 + zone.length * 13) % 60);
-      const r = await fetchRetry(`http://127.0.0.1:3002/stock/${p.id}/${zone}/restock`, {
+      const r = await fetchRetry(`${inventoryUrl}/stock/${p.id}/${zone}/restock`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ qty, reason: 'demo data' }),

@@ -6,39 +6,165 @@ export interface StackService {
   readonly name: string;
   /** Bundle produced by `nx build`, relative to the repository root. */
   readonly bundle: string;
+  /** Default HTTP port (+ STACK_PORT_OFFSET). */
   readonly port: number;
+  /** Variable the service reads its HTTP port from. */
+  readonly portVariable: string;
   readonly needs: readonly ('mongo' | 'cassandra')[];
   /** Nx build target that produces the bundle. */
   readonly build: string;
+  /** Databases, keyspaces and consumer groups the service uses by default (STACK_RESOURCE_SUFFIX appends to them). */
+  readonly resources: Readonly<Record<string, string>>;
 }
 
 export const STACK_SERVICES: readonly StackService[] = [
-  { name: 'catalog', bundle: 'dist/apps/catalog/main.js', port: 3001, needs: ['mongo', 'cassandra'], build: 'catalog:build' },
-  { name: 'catalog-projector', bundle: 'dist/apps/catalog-projector/main.js', port: 3011, needs: ['mongo', 'cassandra'], build: 'catalog:build-projector' },
-  { name: 'inventory', bundle: 'dist/apps/inventory/main.js', port: 3002, needs: ['mongo'], build: 'inventory:build' },
-  { name: 'carts', bundle: 'dist/apps/carts/main.js', port: 3003, needs: ['cassandra'], build: 'carts:build' },
-  { name: 'orders', bundle: 'dist/apps/orders/main.js', port: 3004, needs: ['mongo'], build: 'orders:build' },
+  {
+    name: 'catalog',
+    bundle: 'dist/apps/catalog/main.js',
+    port: 3001,
+    portVariable: 'HTTP_PORT',
+    needs: ['mongo', 'cassandra'],
+    build: 'catalog:build',
+    resources: { MONGO_DB: 'catalog', CASSANDRA_KEYSPACE: 'catalog_read', KAFKA_GROUP_ID: 'catalog' },
+  },
+  {
+    name: 'catalog-projector',
+    bundle: 'dist/apps/catalog-projector/main.js',
+    port: 3011,
+    portVariable: 'PROJECTOR_HTTP_PORT',
+    needs: ['mongo', 'cassandra'],
+    build: 'catalog:build-projector',
+    resources: {
+      MONGO_DB: 'catalog',
+      CASSANDRA_KEYSPACE: 'catalog_read',
+      PROJECTOR_GROUP_ID: 'catalog-projector',
+    },
+  },
+  {
+    name: 'inventory',
+    bundle: 'dist/apps/inventory/main.js',
+    port: 3002,
+    portVariable: 'HTTP_PORT',
+    needs: ['mongo'],
+    build: 'inventory:build',
+    resources: { MONGO_DB: 'inventory', KAFKA_GROUP_ID: 'inventory' },
+  },
+  {
+    name: 'carts',
+    bundle: 'dist/apps/carts/main.js',
+    port: 3003,
+    portVariable: 'HTTP_PORT',
+    needs: ['cassandra'],
+    build: 'carts:build',
+    resources: { CASSANDRA_KEYSPACE: 'carts', KAFKA_GROUP_ID: 'carts' },
+  },
+  {
+    name: 'orders',
+    bundle: 'dist/apps/orders/main.js',
+    port: 3004,
+    portVariable: 'HTTP_PORT',
+    needs: ['mongo'],
+    build: 'orders:build',
+    resources: { MONGO_DB: 'orders', KAFKA_GROUP_ID: 'orders' },
+  },
 ];
 
+/**
+ * How `npm start` runs the services, from the environment (validated once):
+ * - `STACK_PORT_OFFSET` (default 0): added to every service port (3001… → 3001+offset…);
+ * - `STACK_SERVICES` (default all): comma list of the services to run;
+ * - `STACK_RESOURCE_SUFFIX`: appended (`_<suffix>`) to every database, keyspace and consumer group —
+ *   a second stack on the same servers (the stack's own tests) never touches the developer's data;
+ * - `STACK_DEMO_DATA=0`: skip the demo data (loaded only for the default names with catalog, inventory and orders).
+ * - `STACK_BUILD=0`: skip the Nx build (the bundles in dist/ are used as they are).
+ */
+export interface StackSettings {
+  readonly portOffset: number;
+  readonly services: readonly StackService[];
+  readonly resourceSuffix: string | undefined;
+  readonly demoData: boolean;
+  /** `STACK_BUILD=0`: use the bundles already in dist/ (tests whose Nx target built them). */
+  readonly build: boolean;
+}
+
+export class StackConfigError extends Error {}
+
+export function stackSettings(env: NodeJS.ProcessEnv = process.env): StackSettings {
+  const offsetRaw = env['STACK_PORT_OFFSET']?.trim() || '0';
+  const portOffset = /^\d+$/.test(offsetRaw) ? Number(offsetRaw) : Number.NaN;
+  if (!Number.isInteger(portOffset) || portOffset > 60_000)
+    throw new StackConfigError(
+      `STACK_PORT_OFFSET must be a whole number from 0 to 60000, got "${offsetRaw}"`,
+    );
+  const namesRaw = env['STACK_SERVICES']?.trim();
+  let services = STACK_SERVICES;
+  if (namesRaw) {
+    const names = namesRaw
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
+    const unknown = names.filter((n) => !STACK_SERVICES.some((s) => s.name === n));
+    if (unknown.length > 0 || names.length === 0)
+      throw new StackConfigError(
+        `STACK_SERVICES must list some of ${STACK_SERVICES.map((s) => s.name).join(', ')}, got "${namesRaw}"`,
+      );
+    services = STACK_SERVICES.filter((s) => names.includes(s.name));
+  }
+  const suffix = env['STACK_RESOURCE_SUFFIX']?.trim() || undefined;
+  if (suffix !== undefined && !/^[a-z0-9_]{1,30}$/.test(suffix))
+    throw new StackConfigError(`STACK_RESOURCE_SUFFIX must be 1-30 of a-z, 0-9, _, got "${suffix}"`);
+  const demoRaw = env['STACK_DEMO_DATA']?.trim() || '1';
+  if (demoRaw !== '0' && demoRaw !== '1')
+    throw new StackConfigError(`STACK_DEMO_DATA must be 0 or 1, got "${demoRaw}"`);
+  const demoData =
+    demoRaw === '1' &&
+    suffix === undefined &&
+    ['catalog', 'inventory', 'orders'].every((n) => services.some((s) => s.name === n));
+  const buildRaw = env['STACK_BUILD']?.trim() || '1';
+  if (buildRaw !== '0' && buildRaw !== '1')
+    throw new StackConfigError(`STACK_BUILD must be 0 or 1, got "${buildRaw}"`);
+  return { portOffset, services, resourceSuffix: suffix, demoData, build: buildRaw === '1' };
+}
+
+export function servicePort(s: StackService, settings: Pick<StackSettings, 'portOffset'>): number {
+  return s.port + settings.portOffset;
+}
+
+/** Environment marker every service of a stack carries: `MW_STACK_DIR=<its services dir>` (finds a process `ps` shows as ours). */
+export const STACK_MARKER = 'MW_STACK_DIR';
+
 /** Environment of one service from the infra connection variables. */
-export function serviceEnv(s: StackService, infra: Readonly<Record<string, string>>): Record<string, string> {
+export function serviceEnv(
+  s: StackService,
+  infra: Readonly<Record<string, string>>,
+  settings: Pick<StackSettings, 'portOffset' | 'resourceSuffix'> = {
+    portOffset: 0,
+    resourceSuffix: undefined,
+  },
+  servicesDir?: string,
+): Record<string, string> {
   const env: Record<string, string> = {
-    HTTP_PORT: String(s.port),
+    [s.portVariable]: String(servicePort(s, settings)),
     KAFKA_BROKERS: infra['KAFKA_BROKERS'] ?? '',
     NODE_ENV: 'development',
     OIDC_ISSUER: infra['OIDC_ISSUER'] ?? '',
     OIDC_AUDIENCE: infra['OIDC_AUDIENCE'] ?? '',
   };
+  if (servicesDir !== undefined) env[STACK_MARKER] = servicesDir;
   if (s.needs.includes('mongo')) env['MONGO_URL'] = infra['MONGO_URL'] ?? '';
   if (s.needs.includes('cassandra')) {
     env['CASSANDRA_CONTACT_POINTS'] = infra['CASSANDRA_CONTACT_POINTS'] ?? '';
     env['CASSANDRA_LOCAL_DATACENTER'] = infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1';
+  }
+  if (settings.resourceSuffix !== undefined) {
+    for (const [k, v] of Object.entries(s.resources)) env[k] = `${v}_${settings.resourceSuffix}`;
   }
   return env;
 }
 
 export function bundlePath(root: string, s: StackService): string {
   const p = join(root, s.bundle);
-  if (!existsSync(p)) throw new Error(`${s.name}: bundle ${s.bundle} missing after the build (nx run ${s.build})`);
+  if (!existsSync(p))
+    throw new Error(`${s.name}: bundle ${s.bundle} missing after the build (nx run ${s.build})`);
   return p;
 }

@@ -1,17 +1,20 @@
-/** `npm stop`: stops the services `npm start` launched, then the infrastructure. */
+/**
+ * `npm stop`: stops every process `npm start` started for this checkout — the supervisor and its
+ * services, and any process of this checkout still alive without it (the registry remembers them
+ * all, with pid + start time) — says what it stopped, then stops the infrastructure.
+ */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { loadConfig, serverPaths, stopProcess } from '@mw/infra';
-import { STACK_SERVICES } from './services';
+import { loadConfig } from '@mw/infra';
+import { stackLayout, stopServices } from './stack';
 
 async function main(): Promise<void> {
   const cfg = loadConfig();
-  const servicesDir = join(cfg.infraDir, 'services');
-  for (const s of [...STACK_SERVICES].reverse()) {
-    const result = await stopProcess(serverPaths(servicesDir, s.name), servicesDir, 15_000, (m) => console.log(`[stop] ${s.name}: ${m}`));
-    console.log(`[stop] ${s.name}: ${result}`);
-  }
-  execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'tools/infra/src/cli.ts', 'down'], { cwd: cfg.root, stdio: 'inherit' });
+  await stopServices(stackLayout(cfg.root, cfg.infraDir), (m) => console.log(`[stop] ${m}`));
+  execFileSync(
+    process.execPath,
+    [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'tools/infra/src/cli.ts', 'down'],
+    { cwd: cfg.root, stdio: 'inherit' },
+  );
 }
 
 main().catch((e: unknown) => {
