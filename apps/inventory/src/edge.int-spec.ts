@@ -152,6 +152,18 @@ describe('inventory API edge', () => {
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['authorization', 'content-type']));
     });
 
+    it('lets a browser send the stock-write preconditions and read the ETag', async () => {
+      const preflight = await fetch(url(`/stock/${product}/MSK`), {
+        method: 'OPTIONS',
+        headers: { origin: WEB_ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization,if-match,idempotency-key' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['if-match', 'idempotency-key']));
+      const read = await fetch(url(`/stock/${product}/MSK`), { headers: { origin: WEB_ORIGIN, ...(await authorizationOf('stan')) } });
+      expect(read.headers.get('etag')).toMatch(/^"\d+"$/);
+      expect(read.headers.get('access-control-expose-headers')?.toLowerCase().split(',')).toContain('etag');
+    });
+
     it('gives another origin no CORS grant', async () => {
       const preflight = await fetch(url(`/stock/${product}/MSK/restock`), {
         method: 'OPTIONS',
