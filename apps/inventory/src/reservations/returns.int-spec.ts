@@ -28,8 +28,13 @@ describe('inventory returns (ReturnStock)', () => {
   const order = (id: string) => h.db.collection<ReservationDoc>('reservations').findOne({ _id: id });
   const restock = async (p: string, qty: number) =>
     expect(
-      (await h.http('POST', `/stock/${p}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty, reason: 'delivery' } }))
-        .status,
+      (
+        await h.http('POST', `/stock/${p}/MSK/restock`, {
+          as: 'stan',
+          headers: restockKey(),
+          body: { qty, reason: 'delivery' },
+        })
+      ).status,
     ).toBe(201);
   const ledgerCheck = async (p: string) =>
     (await h.http('GET', `/ledger/check?product_id=${p}`, { as: 'otto' })).body;

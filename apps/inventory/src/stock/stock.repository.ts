@@ -7,7 +7,13 @@ import { LedgerEntry, LedgerKind } from '../ledger/ledger';
 import { Line } from '../reservations/reservation';
 import { StockReturnView } from '../reservations/returns';
 import { SettledAs, StockDoc, settledOf, stockKey } from './stock';
-import { decideStockTake, RESTOCK_KEYS_KEPT, type RestockReplay, restockReplay, type StockActor } from './stock-writes';
+import {
+  decideStockTake,
+  RESTOCK_KEYS_KEPT,
+  type RestockReplay,
+  restockReplay,
+  type StockActor,
+} from './stock-writes';
 
 /** What a restock did: added the units, or found its key already used (the same request, or another). */
 export type RestockOutcome =
@@ -274,7 +280,12 @@ export class StockRepository {
                             reason: lit(reason),
                             ...(by ? { by: lit(by) } : {}),
                             at: lit(now),
-                            level: { available: '$available', reserved: '$reserved', committed: '$committed', version: '$version' },
+                            level: {
+                              available: '$available',
+                              reserved: '$reserved',
+                              committed: '$committed',
+                              version: '$version',
+                            },
                           },
                         ],
                       ],
@@ -299,7 +310,10 @@ export class StockRepository {
         // restocks raced on the upsert: the document tells which.
         if (!(e instanceof MongoServerError && e.code === 11000)) throw e;
         if (key) {
-          const doc = await this.coll.findOne({ _id }, { ...primary, projection: { restock_keys: 1, product_id: 1, zone: 1 } });
+          const doc = await this.coll.findOne(
+            { _id },
+            { ...primary, projection: { restock_keys: 1, product_id: 1, zone: 1 } },
+          );
           const seen = restockReplay(doc?.restock_keys, key, { qty, reason });
           if (seen.kind !== 'new') return { ...seen, product_id: productId.toLowerCase(), zone };
         }
@@ -393,7 +407,16 @@ export class StockRepository {
     return this.coll
       .find(
         { zone, available: { $lte: threshold } },
-        { projection: { _outbox: 0, _ledger: 0, reservations: 0, settled: 0, return_marks: 0, restock_keys: 0 } },
+        {
+          projection: {
+            _outbox: 0,
+            _ledger: 0,
+            reservations: 0,
+            settled: 0,
+            return_marks: 0,
+            restock_keys: 0,
+          },
+        },
       )
       .sort({ available: 1, _id: 1 })
       .limit(limit)
