@@ -147,7 +147,7 @@ export const OrderView = z
                 "The token subject of the person, or the system part (e.g. 'orders:deadline-sweeper')",
             }),
             role: ActorRoleEnum.meta({
-              description: 'The role they acted in; system for messages, payments and deadlines',
+              description: 'The role they acted in; system for messages, payments, deadlines and the reconciliation',
             }),
           })
           .nullable()

@@ -264,6 +264,21 @@ describe('order lifecycle after checkout', () => {
       ]);
       const late = run(startSaga(t0, t), { type: 'DeadlinePassed', id: id() }).saga;
       expect(late.history[0]?.by).toEqual(SYSTEM_ACTORS.deadline);
+      // the reconciliation finding money still held re-arms the reversal in its own name
+      const cancelled = run(
+        startSaga(t0, t),
+        reserved(),
+        authorized(),
+        captured(),
+        { type: 'StockCommitFailed', id: id(), code: 'X' },
+        refunded(),
+      ).saga;
+      expect(cancelled.state).toBe('CANCELLED');
+      const rearmed = apply(cancelled, { type: 'PaymentMismatchFound', id: id(), missing: 'REFUND' }).saga;
+      expect(rearmed.history.at(-1)).toMatchObject({
+        event: 'PaymentMismatchFound',
+        by: SYSTEM_ACTORS.reconciliation,
+      });
     });
 
     it("the customer's cancel: CANCELLED_BY_USER, and OrderCancelled names the customer", () => {

@@ -66,11 +66,12 @@ export interface Actor {
   readonly role: ActorRole;
 }
 
-/** The system actors: inventory's replies, the payment worker's outcomes, the deadline sweeper. */
+/** The system actors: inventory's replies, the payment worker's outcomes, the deadline sweeper, the payment reconciliation. */
 export const SYSTEM_ACTORS = {
   inventory: { sub: 'inventory', role: 'system' },
   payment: { sub: 'orders:payment-worker', role: 'system' },
   deadline: { sub: 'orders:deadline-sweeper', role: 'system' },
+  reconciliation: { sub: 'orders:payment-reconciliation', role: 'system' },
 } as const satisfies Record<string, Actor>;
 
 /** The actor of an input: the caller of an HTTP action, else the system part it comes from. */
@@ -87,8 +88,17 @@ export function actorOf(input: SagaInput): Actor {
     case 'PaymentCaptured':
     case 'PaymentCaptureFailed':
     case 'PaymentReversed':
+    case 'PaymentReversalContradicted':
       return SYSTEM_ACTORS.payment;
-    default:
+    case 'PaymentMismatchFound':
+      return SYSTEM_ACTORS.reconciliation;
+    case 'StockReserved':
+    case 'StockRejected':
+    case 'StockCommitted':
+    case 'StockCommitFailed':
+    case 'StockReleased':
+    case 'StockReturned':
+    case 'StockReturnFailed':
       return SYSTEM_ACTORS.inventory;
   }
 }
