@@ -59,7 +59,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
       return r.status === 200 ? r.body : undefined;
     }, 30_000, `card of ${id} from the projector`);
     expect(card['price']).toBe(price);
-    const restock = await s.http('inventory', 'POST', `/stock/${id}/MSK/restock`, { qty: msk, reason: 'delivery' });
+    const restock = await s.http('inventory', 'POST', `/stock/${id}/MSK/restock`, { qty: msk, reason: 'delivery' }, { 'idempotency-key': `delivery-${id}-MSK` });
     expect(restock.status).toBeLessThan(300);
     return id;
   }

@@ -1,7 +1,7 @@
 import { endpointsOf, type EndpointSpec, PLATFORM_CONTROLLERS } from '@mw/platform';
 import { committedApiDocument, DEMO_USERS, type DemoUser, waitFor } from '@mw/testing';
 import { api } from './api';
-import { authorizationOf, InventoryHarness, oid, type Who } from './test/harness';
+import { authorizationOf, ifMatch, InventoryHarness, oid, restockKey, type Who } from './test/harness';
 
 const WEB_ORIGIN = 'http://localhost:5173';
 
@@ -16,7 +16,7 @@ describe('inventory API edge', () => {
 
   beforeAll(async () => {
     await h.start(1, { edge: { corsOrigins: [WEB_ORIGIN] } });
-    expect((await h.http('POST', `/stock/${product}/MSK/restock`, { as: 'stan', body: { qty: 1000, reason: 'delivery' } })).status).toBe(201);
+    expect((await h.http('POST', `/stock/${product}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 1000, reason: 'delivery' } })).status).toBe(201);
     await h.send([{ type: 'ReserveStock', payload: { order_id: order, zone: 'MSK', lines: [{ product_id: product, qty: 1 }], hold_seconds: 3600 } }]);
     await waitFor(async () => h.eventsFor(order, 'StockReserved')[0], 30_000, 'the order reserved');
   }, 180_000);
@@ -30,19 +30,22 @@ describe('inventory API edge', () => {
     readonly method: string;
     readonly path: string;
     readonly body?: unknown;
+    /** Headers of a request that succeeds (fresh for each request). */
+    readonly headers?: () => Record<string, string>;
     /** Who gets the declared success status; every other signed-in caller gets 403. */
     readonly allowed: readonly Caller[] | 'anyone';
   }
-  const operation = (operationId: string, path: string, allowed: Operation['allowed'], body?: unknown): Operation => {
+  const operation = (operationId: string, path: string, allowed: Operation['allowed'], body?: unknown, headers?: () => Record<string, string>): Operation => {
     const spec = declared.get(operationId);
     if (!spec) throw new Error(`no operation ${operationId}`);
-    return { spec, method: spec.method, path, body, allowed };
+    return { spec, method: spec.method, path, body, allowed, ...(headers ? { headers } : {}) };
   };
   const callers: readonly Caller[] = [...(Object.keys(DEMO_USERS) as DemoUser[]), 'service'];
   const operations: readonly Operation[] = [
     operation('productStock', `/stock/${product}`, 'anyone'),
-    operation('restock', `/stock/${product}/MSK/restock`, ['stan'], { qty: 1, reason: 'delivery' }),
-    operation('setStock', `/stock/${product}/SPB`, ['stan'], { available: 5, reason: 'stock-take' }),
+    operation('restock', `/stock/${product}/MSK/restock`, ['stan'], { qty: 1, reason: 'delivery' }, restockKey),
+    operation('setStock', `/stock/${product}/SPB`, ['stan'], { available: 5, reason: 'stock-take' }, () => ifMatch(0)),
+    operation('zoneStock', `/stock/${product}/MSK`, ['stan', 'otto', 'service']),
     operation('lowStock', '/low-stock?zone=SPB', ['stan', 'otto', 'service']),
     operation('ledgerHistory', `/ledger/${product}/MSK`, ['stan', 'otto', 'service']),
     operation('ledgerCheck', '/ledger/check', ['otto', 'service']),
@@ -60,7 +63,7 @@ describe('inventory API edge', () => {
     it.each(operations.map((op) => [`${op.method} ${op.path}`, op] as const))('%s answers its documented success to its roles only', async (_n, op) => {
       const allowed = op.allowed === 'anyone' ? [...callers, undefined] : op.allowed;
       for (const who of allowed) {
-        const res = await h.http(op.method, op.path, { as: who, body: op.body });
+        const res = await h.http(op.method, op.path, { as: who, body: op.body, headers: op.headers?.() ?? {} });
         expect({ who: who ?? 'nobody', status: res.status }).toEqual({ who: who ?? 'nobody', status: op.spec.response.status });
         // the answer is what the document says: valid, and nothing beyond (parsing drops undeclared fields)
         const parsed = op.spec.response.schema?.safeParse(res.body);
@@ -110,7 +113,7 @@ describe('inventory API edge', () => {
 
   describe('methods and documents', () => {
     it.each([
-      ['DELETE', `/stock/${product}/MSK`, 'PUT'],
+      ['DELETE', `/stock/${product}/MSK`, 'GET, HEAD, PUT'],
       ['GET', `/stock/${product}/MSK/restock`, 'POST'],
       ['PATCH', `/stock/${product}/MSK/restock`, 'POST'],
       ['POST', `/stock/${product}`, 'GET, HEAD'],
@@ -147,6 +150,18 @@ describe('inventory API edge', () => {
       expect(res.headers.get('access-control-allow-origin')).toBe(WEB_ORIGIN);
       expect(res.headers.get('access-control-allow-methods')?.split(',')).toContain('POST');
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['authorization', 'content-type']));
+    });
+
+    it('lets a browser send the stock-write preconditions and read the ETag', async () => {
+      const preflight = await fetch(url(`/stock/${product}/MSK`), {
+        method: 'OPTIONS',
+        headers: { origin: WEB_ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization,if-match,idempotency-key' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['if-match', 'idempotency-key']));
+      const read = await fetch(url(`/stock/${product}/MSK`), { headers: { origin: WEB_ORIGIN, ...(await authorizationOf('stan')) } });
+      expect(read.headers.get('etag')).toMatch(/^"\d+"$/);
+      expect(read.headers.get('access-control-expose-headers')?.toLowerCase().split(',')).toContain('etag');
     });
 
     it('gives another origin no CORS grant', async () => {

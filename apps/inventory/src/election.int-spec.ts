@@ -1,6 +1,6 @@
 import { createMongoClient } from '@mw/persistence';
 import { waitFor } from '@mw/testing';
-import { InventoryHarness, oid } from './test/harness';
+import { InventoryHarness, oid, restockKey } from './test/harness';
 
 /**
  * The replica set loses its primary while reservations flow: the primary mongod is SIGKILLed (the
@@ -15,7 +15,7 @@ describe('inventory through a MongoDB election', () => {
 
   beforeAll(async () => {
     await h.start(1);
-    expect((await h.http('POST', `/stock/${product}/MSK/restock`, { as: 'stan', body: { qty: 10_000, reason: 'delivery' } })).status).toBe(201);
+    expect((await h.http('POST', `/stock/${product}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 10_000, reason: 'delivery' } })).status).toBe(201);
   }, 180_000);
   afterAll(() => h.stop());
 

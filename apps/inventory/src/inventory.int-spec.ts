@@ -2,7 +2,7 @@ import { Kafka } from 'kafkajs';
 import { collectFrom, header, waitFor } from '@mw/testing';
 import { StockRepository } from './stock/stock.repository';
 import { StockDoc } from './stock/stock';
-import { InventoryHarness, oid } from './test/harness';
+import { ifMatch, InventoryHarness, oid, restockKey } from './test/harness';
 
 /** The service end to end: HTTP API and the command protocol through real Kafka and MongoDB. */
 describe('inventory service', () => {
@@ -12,8 +12,8 @@ describe('inventory service', () => {
 
   beforeAll(async () => {
     await h.start(1);
-    expect((await h.http('POST', `/stock/${p1}/MSK/restock`, { as: 'stan', body: { qty: 10, reason: 'delivery' } })).status).toBe(201);
-    expect((await h.http('POST', `/stock/${p2}/MSK/restock`, { as: 'stan', body: { qty: 3, reason: 'delivery' } })).status).toBe(201);
+    expect((await h.http('POST', `/stock/${p1}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 10, reason: 'delivery' } })).status).toBe(201);
+    expect((await h.http('POST', `/stock/${p2}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 3, reason: 'delivery' } })).status).toBe(201);
   }, 180_000);
   afterAll(() => h.stop());
 
@@ -32,8 +32,8 @@ describe('inventory service', () => {
 
     it('sets a counted level as an adjustment and lists low stock per zone', async () => {
       const p = oid(0xd1, 3);
-      await h.http('POST', `/stock/${p}/SPB/restock`, { as: 'stan', body: { qty: 9, reason: 'delivery' } });
-      const set = await h.http('PUT', `/stock/${p}/SPB`, { as: 'stan', body: { available: 2, reason: 'stock-take: 7 damaged' } });
+      await h.http('POST', `/stock/${p}/SPB/restock`, { as: 'stan', headers: restockKey(), body: { qty: 9, reason: 'delivery' } });
+      const set = await h.http('PUT', `/stock/${p}/SPB`, { as: 'stan', headers: ifMatch(1), body: { available: 2, reason: 'stock-take: 7 damaged' } });
       expect(set.body).toMatchObject({ available: 2 });
       const low = await h.http('GET', '/low-stock?zone=SPB&threshold=5', { as: 'stan' });
       expect((low.body['items'] as { product_id: string }[]).map((i) => i.product_id)).toContain(p);
@@ -48,9 +48,9 @@ describe('inventory service', () => {
     });
 
     const bad = oid(1, 1);
-    it.each<[string, string, string, { as?: 'stan' | 'otto' | 'sue'; body?: unknown }, string]>([
-      ['operator injection in the body', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', body: { qty: { $gt: 0 }, reason: 'x' } }, 'body.qty'],
-      ['an unknown field', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', body: { qty: 1, reason: 'x', $where: '1' } }, 'body.$where'],
+    it.each<[string, string, string, { as?: 'stan' | 'otto' | 'sue'; body?: unknown; headers?: Record<string, string> }, string]>([
+      ['operator injection in the body', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: { $gt: 0 }, reason: 'x' } }, 'body.qty'],
+      ['an unknown field', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 1, reason: 'x', $where: '1' } }, 'body.$where'],
       ['operator injection in the query', 'GET', '/low-stock?zone=MSK&threshold[$gt]=1', { as: 'stan' }, 'threshold[$gt]'],
       ['operator injection in the ledger check', 'GET', '/ledger/check?product_id[$ne]=x', { as: 'otto' }, 'product_id[$ne]'],
       ['a malformed product id', 'GET', '/stock/not-an-id', {}, 'params.productId'],
@@ -59,11 +59,11 @@ describe('inventory service', () => {
       ['a malformed zone', 'PUT', `/stock/${bad}/msk`, { as: 'stan', body: { available: 1, reason: 'x' } }, 'params.zone'],
       ['a negative level', 'PUT', `/stock/${bad}/MSK`, { as: 'stan', body: { available: -1, reason: 'x' } }, 'body.available'],
       ['a fractional level', 'PUT', `/stock/${bad}/MSK`, { as: 'stan', body: { available: 2.5, reason: 'x' } }, 'body.available'],
-      ['a negative restock', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', body: { qty: -5, reason: 'x' } }, 'body.qty'],
-      ['a zero restock', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', body: { qty: 0, reason: 'x' } }, 'body.qty'],
-      ['a fractional restock', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', body: { qty: 1.5, reason: 'x' } }, 'body.qty'],
-      ['a restock without a reason', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', body: { qty: 1, reason: ' ' } }, 'body.reason'],
-      ['a restock that is not JSON', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', body: '{"qty":' }, 'body'],
+      ['a negative restock', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: -5, reason: 'x' } }, 'body.qty'],
+      ['a zero restock', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 0, reason: 'x' } }, 'body.qty'],
+      ['a fractional restock', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 1.5, reason: 'x' } }, 'body.qty'],
+      ['a restock without a reason', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 1, reason: ' ' } }, 'body.reason'],
+      ['a restock that is not JSON', 'POST', `/stock/${bad}/MSK/restock`, { as: 'stan', headers: restockKey(), body: '{"qty":' }, 'body'],
       ['a low-stock listing without a zone', 'GET', '/low-stock?threshold=5', { as: 'stan' }, 'query.zone'],
       ['a low-stock limit of 0', 'GET', '/low-stock?zone=MSK&limit=0', { as: 'otto' }, 'query.limit'],
       ['a ledger limit above 1000', 'GET', `/ledger/${bad}/MSK?limit=1001`, { as: 'otto' }, 'query.limit'],
@@ -75,12 +75,13 @@ describe('inventory service', () => {
     });
 
     it.each([
-      ['a restock', 'POST', `/stock/${p1}/NSK/restock`, { qty: 1, reason: 'x' }, 'params.zone'],
-      ['a stock-take', 'PUT', `/stock/${p1}/NSK`, { available: 1, reason: 'x' }, 'params.zone'],
-      ['a low-stock listing', 'GET', '/low-stock?zone=NSK', undefined, 'query.zone'],
-    ])('refuses an unknown zone in %s with a 422 and its code, naming the field', async (_n, method, path, body, field) => {
+      ['a restock', 'POST', `/stock/${p1}/NSK/restock`, { qty: 1, reason: 'x' }, 'params.zone', restockKey()],
+      ['a stock-take', 'PUT', `/stock/${p1}/NSK`, { available: 1, reason: 'x' }, 'params.zone', ifMatch(0)],
+      ['a zone level', 'GET', `/stock/${p1}/NSK`, undefined, 'params.zone', {}],
+      ['a low-stock listing', 'GET', '/low-stock?zone=NSK', undefined, 'query.zone', {}],
+    ])('refuses an unknown zone in %s with a 422 and its code, naming the field', async (_n, method, path, body, field, headers) => {
       // well-formed (the document's pattern) but not served here: zones are configuration (ADR 0007: 400 or 422)
-      const res = await h.http(method, path, { as: 'stan', body });
+      const res = await h.http(method, path, { as: 'stan', body, headers });
       expect(res).toMatchObject({ status: 422, body: { code: 'INVENTORY.UNKNOWN_ZONE', errors: [{ field }] } });
     });
 
@@ -95,8 +96,8 @@ describe('inventory service', () => {
       // Both lines pass the pre-check; the later line (by product id) is taken by a stock-take after
       // the first line is held and before its own hold: the held line must go back.
       const [first, later] = [oid(0xd1, 4), oid(0xd1, 5)];
-      await h.http('POST', `/stock/${first}/MSK/restock`, { as: 'stan', body: { qty: 10, reason: 'delivery' } });
-      await h.http('POST', `/stock/${later}/MSK/restock`, { as: 'stan', body: { qty: 5, reason: 'delivery' } });
+      await h.http('POST', `/stock/${first}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 10, reason: 'delivery' } });
+      await h.http('POST', `/stock/${later}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 5, reason: 'delivery' } });
       const order = oid(0xe1, 1);
       const stock = h.apps[0]!.get(StockRepository);
       const hold = stock.hold.bind(stock);
@@ -104,7 +105,7 @@ describe('inventory service', () => {
       stock.hold = async (zone, line, orderId, expiresAt) => {
         if (orderId === order && line.product_id === later) {
           whenLaterLineHeld = await h.db.collection<StockDoc>('stock').findOne({ _id: `${first}:MSK` });
-          expect((await h.http('PUT', `/stock/${later}/MSK`, { as: 'stan', body: { available: 3, reason: 'stock-take: 2 damaged' } })).status).toBe(200);
+          expect((await h.http('PUT', `/stock/${later}/MSK`, { as: 'stan', headers: ifMatch(1), body: { available: 3, reason: 'stock-take: 2 damaged' } })).status).toBe(200);
         }
         return hold(zone, line, orderId, expiresAt);
       };

@@ -47,7 +47,11 @@ export function inventoryProviders(config: Cfg): Provider[] {
       useFactory: (runner: ConsumerRunner, s: ReservationsService, l: ReserveLimits, log: Logger) => new CommandsHandler(runner, s, l, log),
       inject: [ConsumerRunner, ReservationsService, RESERVE_LIMITS, LOGGER],
     },
-    { provide: StockService, useFactory: (s: StockRepository, o: OutboxNudge) => new StockService(s, o, config), inject: [StockRepository, OutboxNudge] },
+    {
+      provide: StockService,
+      useFactory: (s: StockRepository, o: OutboxNudge, log: Logger) => new StockService(s, o, config, log),
+      inject: [StockRepository, OutboxNudge, LOGGER],
+    },
     {
       provide: LedgerService,
       useFactory: (db: Db, l: LedgerRepository, r: ReservationsRepository) => new LedgerService(db, l, r),

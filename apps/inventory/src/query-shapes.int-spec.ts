@@ -1,5 +1,5 @@
 import { MemberProfiler, profileMembers, unindexedShapes, waitFor } from '@mw/testing';
-import { InventoryHarness, oid } from './test/harness';
+import { InventoryHarness, oid, restockKey } from './test/harness';
 
 /**
  * Every query shape inventory sends, proven by mongod itself: the service runs its real paths
@@ -29,6 +29,7 @@ describe('inventory query shapes on mongod', () => {
           (
             await h.http('POST', `/stock/${p}/${zone}/restock`, {
               as: 'stan',
+              headers: restockKey(),
               body: { qty: 20, reason: 'delivery' },
             })
           ).status,

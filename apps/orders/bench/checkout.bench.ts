@@ -176,8 +176,8 @@ async function main(): Promise<void> {
     for (const s of children.keys()) await waitHttp(`http://127.0.0.1:${ports[s]}/health/ready`, 120_000, children.get(s)!);
     const url = (s: Service, path: string) => `http://127.0.0.1:${ports[s]}${path}`;
     /** An HTTP call as a demo user (a real token, cached and renewed by libs/testing). */
-    const call = async (s: Service, as: DemoUser, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-      const headers: Record<string, string> = { authorization: `Bearer ${await accessToken(as)}` };
+    const call = async (s: Service, as: DemoUser, method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const headers: Record<string, string> = { authorization: `Bearer ${await accessToken(as)}`, ...extra };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const r = await fetch(url(s, path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await r.text();
@@ -214,7 +214,7 @@ async function main(): Promise<void> {
       }),
     });
     await pool(productIds, 8, async (id) => {
-      const r = await call('inventory', 'stan', 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' });
+      const r = await call('inventory', 'stan', 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' }, { 'idempotency-key': `bench-${run}-${id}` });
       if (r.status >= 300) throw new Error(`restock ${id}: ${r.status} ${JSON.stringify(r.body)}`);
     });
     const total = CHECKOUTS_PER_LEVEL * LEVELS.length;

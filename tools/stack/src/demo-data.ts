@@ -111,7 +111,8 @@ async function stockDemoProducts(
       const qty = 5 + ((i * 7 + zone.length * 13) % 60);
       const r = await fetchRetry(`${inventoryUrl}/stock/${p.id}/${zone}/restock`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        // One key per product and zone: a retried request (fetchRetry) or a second load adds nothing.
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': `demo-${p.id}-${zone}` },
         body: JSON.stringify({ qty, reason: 'demo data' }),
       });
       if (!r.ok) throw new Error(`restock ${p.id}/${zone} failed: HTTP ${r.status} ${await r.text()}`);

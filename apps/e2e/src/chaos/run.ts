@@ -215,7 +215,7 @@ async function setUpCatalogue(s: Stack, rng: Rng, log: (line: string) => void): 
   await s.relayCatalog();
   for (const p of products) {
     for (const zone of ZONES) {
-      const r = await s.http('inventory', 'POST', `/stock/${p.id}/${zone}/restock`, { qty: p.stock, reason: 'chaos delivery' });
+      const r = await s.http('inventory', 'POST', `/stock/${p.id}/${zone}/restock`, { qty: p.stock, reason: 'chaos delivery' }, { 'idempotency-key': `chaos-${p.id}-${zone}` });
       if (r.status >= 300) throw new Error(`restock: ${r.status} ${JSON.stringify(r.body)}`);
     }
   }

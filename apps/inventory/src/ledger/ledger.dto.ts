@@ -28,6 +28,17 @@ export const LedgerEntryView = z.object({
     .optional()
     .meta({ description: 'The order of a reserve, release, expire, commit or return' }),
   reason: z.string().optional().meta({ description: 'The reason of a restock or adjust' }),
+  by: z
+    .object({
+      sub: z.string().meta({ description: "The stock manager's token subject" }),
+      role: z.string().meta({ description: 'The role they acted in (stock_manager)' }),
+    })
+    .optional()
+    .meta({
+      description:
+        'Who made a restock or adjust (absent on entries recorded before the audit); a reservation movement names its order instead',
+    }),
+  idempotency_key: z.string().optional().meta({ description: 'The Idempotency-Key of a restock' }),
   at: IsoDateTime,
 });
 export type LedgerEntryView = z.output<typeof LedgerEntryView>;
@@ -41,6 +52,8 @@ export function toEntryView(e: LedgerEntry): LedgerEntryView {
     qty: e.qty,
     ...(e.order_id !== undefined ? { order_id: e.order_id } : {}),
     ...(e.reason !== undefined ? { reason: e.reason } : {}),
+    ...(e.by !== undefined ? { by: { sub: e.by.sub, role: e.by.role } } : {}),
+    ...(e.idempotency_key !== undefined ? { idempotency_key: e.idempotency_key } : {}),
     at: e.at.toISOString(),
   };
 }

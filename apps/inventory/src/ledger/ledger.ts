@@ -4,6 +4,8 @@
  * the `ledger` collection by the flusher (see ledger-flusher.ts), so the ledger can never miss a
  * movement and never count one twice (entries are keyed by a uuid).
  */
+import type { StockActor } from '../stock/stock-writes';
+
 /** `return`: units of a sold order put back on sale (ReturnStock): committed → available. */
 export const LEDGER_KINDS = [
   'restock',
@@ -23,8 +25,13 @@ export interface LedgerEntry {
   readonly kind: LedgerKind;
   /** Units moved; positive, except `adjust`, whose sign is the direction of the correction. */
   readonly qty: number;
+  /** The order of a reservation movement (reserve, release, expire, commit, return): it is the cause. */
   readonly order_id?: string;
   readonly reason?: string;
+  /** Who made a restock or a stock-take (token subject and acting role); absent on entries older than the audit. */
+  readonly by?: StockActor;
+  /** The Idempotency-Key of a restock (a delivery note's id, for instance). */
+  readonly idempotency_key?: string;
   readonly at: Date;
 }
 

@@ -1,6 +1,6 @@
 import { Collection, Db } from 'mongodb';
 import { seededRandom, waitFor } from '@mw/testing';
-import { InventoryHarness, oid } from '../test/harness';
+import { ifMatch, InventoryHarness, oid, restockKey } from '../test/harness';
 import { StockDoc } from '../stock/stock';
 import { ReservationDoc } from './reservation';
 
@@ -118,8 +118,8 @@ describe('never oversells (two instances, one consumer group)', () => {
     const rnd = prng(seed);
     const [a, b, c] = [oid(0xa1, 1), oid(0xa1, 2), oid(0xa1, 3)];
     const supply: [string, string, number][] = [[a, 'MSK', 30], [b, 'MSK', 20], [c, 'MSK', 20], [a, 'SPB', 10]];
-    for (const [p, zone, qty] of supply) expect((await h.http('POST', `/stock/${p}/${zone}/restock`, { as: 'stan', body: { qty, reason: 'initial delivery' } })).status).toBe(201);
-    expect((await h.http('PUT', `/stock/${c}/MSK`, { as: 'stan', body: { available: 16, reason: 'stock-take: 4 damaged' } })).status).toBe(200); // received − adjustments = 16
+    for (const [p, zone, qty] of supply) expect((await h.http('POST', `/stock/${p}/${zone}/restock`, { as: 'stan', headers: restockKey(), body: { qty, reason: 'initial delivery' } })).status).toBe(201);
+    expect((await h.http('PUT', `/stock/${c}/MSK`, { as: 'stan', headers: ifMatch(1), body: { available: 16, reason: 'stock-take: 4 damaged' } })).status).toBe(200); // received − adjustments = 16
 
     const sampler = new CounterSampler(stockColl());
     sampler.start();
@@ -193,7 +193,7 @@ describe('never oversells (two instances, one consumer group)', () => {
 
   it('returns expired holds to stock while orders keep arriving, and commits only live reservations', async () => {
     const p = oid(0xa1, 9);
-    expect((await h.http('POST', `/stock/${p}/MSK/restock`, { as: 'stan', body: { qty: 30, reason: 'delivery' } })).status).toBe(201);
+    expect((await h.http('POST', `/stock/${p}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 30, reason: 'delivery' } })).status).toBe(201);
     const sampler = new CounterSampler(stockColl());
     sampler.start();
     const orders = Array.from({ length: 120 }, (_, i) => ({ id: oid(0xc1, i), qty: 1 + (i % 3) }));

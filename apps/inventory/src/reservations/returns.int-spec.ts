@@ -1,6 +1,6 @@
 import { waitFor } from '@mw/testing';
 import { StockDoc } from '../stock/stock';
-import { InventoryHarness, oid } from '../test/harness';
+import { InventoryHarness, oid, restockKey } from '../test/harness';
 import { ReservationDoc } from './reservation';
 
 const reason = 'cancelled_by_customer' as const;
@@ -28,8 +28,13 @@ describe('inventory returns (ReturnStock)', () => {
   const order = (id: string) => h.db.collection<ReservationDoc>('reservations').findOne({ _id: id });
   const restock = async (p: string, qty: number) =>
     expect(
-      (await h.http('POST', `/stock/${p}/MSK/restock`, { as: 'stan', body: { qty, reason: 'delivery' } }))
-        .status,
+      (
+        await h.http('POST', `/stock/${p}/MSK/restock`, {
+          as: 'stan',
+          headers: restockKey(),
+          body: { qty, reason: 'delivery' },
+        })
+      ).status,
     ).toBe(201);
   const ledgerCheck = async (p: string) =>
     (await h.http('GET', `/ledger/check?product_id=${p}`, { as: 'otto' })).body;

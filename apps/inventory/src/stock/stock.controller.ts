@@ -1,9 +1,22 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { z } from 'zod';
-import { access, Endpoint, endpoint, Input, type InputOf } from '@mw/platform';
-import { LowStockQuery, LowStockView, ProductParams, RestockBody, SetStockBody, StockLevelView, StockParams, stockLevelExample } from './stock.dto';
+import { access, AppError, type Caller, CurrentCaller, Endpoint, endpoint, Input, type InputOf } from '@mw/platform';
+import {
+  LowStockQuery,
+  LowStockView,
+  ProductParams,
+  RestockBody,
+  RestockHeaders,
+  SetStockBody,
+  SetStockHeaders,
+  StockLevelView,
+  StockParams,
+  stockLevelExample,
+} from './stock.dto';
 import { StockService } from './stock.service';
 import { StockLevel } from './stock';
+import { etagOf, type StockActor, versionOf } from './stock-writes';
 
 const zoneNote = 'Zones are configuration (ZONES): a well-formed zone code the service does not serve is a 422 INVENTORY.UNKNOWN_ZONE naming `params.zone`.';
 
@@ -13,9 +26,13 @@ export const restockEndpoint = endpoint({
   path: '/stock/:productId/:zone/restock',
   tag: 'stock',
   summary: 'Receive units of a product in a zone',
-  description: `Adds \`qty\` available units and a \`restock\` movement to the ledger; creates the stock document on the first restock. ${zoneNote}`,
+  description:
+    'Adds `qty` available units and a `restock` movement to the ledger (with who made it and the key); creates the stock document on the first restock. ' +
+    'Requires `Idempotency-Key` (400 naming `headers.idempotency-key` without it): a retry with the same key and body answers the first answer again and adds nothing; ' +
+    `the same key with another qty or reason is a 422 INVENTORY.IDEMPOTENCY_KEY_REUSED. The answer carries the new version as \`ETag\`. ${zoneNote}`,
   access: access.roles('stock_manager'),
   params: StockParams,
+  headers: RestockHeaders,
   body: RestockBody,
   bodyExample: { qty: 50, reason: 'delivery 2026-03-14' },
   response: { status: 201, description: 'The level after the restock', schema: StockLevelView, example: stockLevelExample },
@@ -27,13 +44,29 @@ export const setStockEndpoint = endpoint({
   path: '/stock/:productId/:zone',
   tag: 'stock',
   summary: 'Set the available level after a stock-take',
-  description: `The difference from the current level is an \`adjust\` movement in the ledger; reserved and committed units are untouched. 409 INVENTORY.CONCURRENT_UPDATE when reservations kept changing the level. ${zoneNote}`,
+  description:
+    'A conditional write: `If-Match` names the version the count was made against (the `ETag` of GET /stock/{productId}/{zone}; `"0"` for a zone never stocked). ' +
+    'Without it 428 COMMON.PRECONDITION_REQUIRED; when the stock changed since (a reservation, a sale, another count, a replayed request) 412 INVENTORY.STALE_VERSION with the current `ETag`, and nothing is written. ' +
+    `The difference from the current level is an \`adjust\` movement in the ledger (with who made it); reserved and committed units are untouched. The answer carries the new \`ETag\`. ${zoneNote}`,
   access: access.roles('stock_manager'),
   params: StockParams,
+  headers: SetStockHeaders,
   body: SetStockBody,
   bodyExample: { available: 42, reason: 'stock-take: 2 damaged' },
   response: { status: 200, description: 'The level after the stock-take', schema: StockLevelView, example: { ...stockLevelExample, available: 42, version: 10 } },
-  errors: [409],
+  errors: [412, 428],
+});
+
+export const zoneStockEndpoint = endpoint({
+  operationId: 'zoneStock',
+  method: 'GET',
+  path: '/stock/:productId/:zone',
+  tag: 'stock',
+  summary: 'The level of a product in one zone, with its version as ETag (for a stock-take)',
+  description: `Read from the primary. The \`ETag\` header (the version in quotes) is what a stock-take sends as \`If-Match\`. Zeros and version 0 (ETag \`"0"\`) where the product was never stocked. ${zoneNote}`,
+  access: access.roles('stock_manager', 'operator'),
+  params: StockParams,
+  response: { status: 200, description: 'The level; header ETag: its version', schema: StockLevelView, example: stockLevelExample },
 });
 
 export const productStockEndpoint = endpoint({
@@ -70,13 +103,28 @@ export class StockController {
   constructor(private readonly stock: StockService) {}
 
   @Endpoint(restockEndpoint)
-  restock(@Input() { params, body }: InputOf<typeof restockEndpoint>): Promise<StockLevel> {
-    return this.stock.restock(params.productId, params.zone, body.qty, body.reason);
+  async restock(
+    @Input() { params, body, headers }: InputOf<typeof restockEndpoint>,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<StockLevel> {
+    const key = headers['idempotency-key'];
+    return withEtag(res, await this.stock.restock(params.productId, params.zone, body.qty, body.reason, key, stockManager(caller)));
   }
 
   @Endpoint(setStockEndpoint)
-  set(@Input() { params, body }: InputOf<typeof setStockEndpoint>): Promise<StockLevel> {
-    return this.stock.set(params.productId, params.zone, body.available, body.reason);
+  async set(
+    @Input() { params, body, headers }: InputOf<typeof setStockEndpoint>,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<StockLevel> {
+    const expected = versionOf(headers['if-match']);
+    return withEtag(res, await this.stock.set(params.productId, params.zone, body.available, body.reason, expected, stockManager(caller)));
+  }
+
+  @Endpoint(zoneStockEndpoint)
+  async inZone(@Input() { params }: InputOf<typeof zoneStockEndpoint>, @Res({ passthrough: true }) res: Response): Promise<StockLevel> {
+    return withEtag(res, await this.stock.inZone(params.productId, params.zone));
   }
 
   @Endpoint(productStockEndpoint)
@@ -88,4 +136,16 @@ export class StockController {
   lowStock(@Input() { query }: InputOf<typeof lowStockEndpoint>): Promise<z.output<typeof LowStockView>> {
     return this.stock.lowStock(query.zone, query.threshold, query.limit);
   }
+}
+
+/** The level as the answer, its version as the ETag a stock-take sends back in If-Match. */
+function withEtag(res: Response, level: StockLevel): StockLevel {
+  res.setHeader('ETag', etagOf(level.version));
+  return level;
+}
+
+/** The audit actor of a stock write: the token's subject, acting as stock manager (the only role allowed). */
+function stockManager(caller: Caller): StockActor {
+  if (caller.kind !== 'user') throw new AppError('AUTH.UNAUTHENTICATED', 'unauthenticated', 'this operation needs a bearer access token');
+  return { sub: caller.id, role: 'stock_manager' };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime, ObjectIdHex, ZoneCode } from '@mw/contracts';
+import { IDEMPOTENCY_KEY, STOCK_ETAG } from './stock-writes';
 
 /** Request shapes of the stock API (validated by the endpoint declarations in stock.controller.ts). */
 export const StockParams = z.strictObject({ productId: ObjectIdHex, zone: ZoneCode });
@@ -13,6 +14,28 @@ export const RestockBody = z.strictObject({
 export const SetStockBody = z.strictObject({
   available: z.number().int().nonnegative().max(100_000_000).meta({ description: 'Units counted on the shelf' }),
   reason: Reason,
+});
+/** Restock: the client's key for this delivery (e.g. the delivery note's id); a retry sends the same key. */
+export const RestockHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(IDEMPOTENCY_KEY, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -')
+    .meta({
+      description:
+        'Required. One key per delivery (a delivery note id is a good one): a repeat with the same key and body answers the first restock and adds nothing; the same key with another body is a 422. Scoped to the product and zone; the newest 100 keys of each are remembered.',
+      example: 'delivery-2026-03-14-0042',
+    }),
+});
+/** Stock-take: the version (ETag) the count was made against. */
+export const SetStockHeaders = z.object({
+  'if-match': z
+    .string()
+    .regex(STOCK_ETAG, 'must be one strong ETag of this stock, e.g. "9" (its version in quotes; "0" when never stocked)')
+    .meta({
+      description:
+        'Required (428 without it). The ETag of GET /stock/{productId}/{zone} (its version in quotes) read before counting; if the stock changed since, the answer is 412 INVENTORY.STALE_VERSION and nothing is written.',
+      example: '"9"',
+    }),
 });
 export const LowStockQuery = z.strictObject({
   zone: ZoneCode,

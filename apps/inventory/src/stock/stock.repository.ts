@@ -7,6 +7,18 @@ import { LedgerEntry, LedgerKind } from '../ledger/ledger';
 import { Line } from '../reservations/reservation';
 import { StockReturnView } from '../reservations/returns';
 import { SettledAs, StockDoc, settledOf, stockKey } from './stock';
+import {
+  decideStockTake,
+  RESTOCK_KEYS_KEPT,
+  type RestockReplay,
+  restockReplay,
+  type StockActor,
+} from './stock-writes';
+
+/** What a restock did: added the units, or found its key already used (the same request, or another). */
+export type RestockOutcome =
+  | { readonly kind: 'restocked'; readonly doc: StockDoc }
+  | (Exclude<RestockReplay, { kind: 'new' }> & { readonly product_id: string; readonly zone: string });
 
 export const STOCK = 'stock';
 const primary = { readPreference: ReadPreference.primary };
@@ -217,91 +229,156 @@ export class StockRepository {
     } as UpdateFilter<StockDoc>);
   }
 
-  /** Adds received units (creates the document on first restock). */
-  async restock(productId: string, zone: string, qty: number, reason: string): Promise<StockDoc> {
+  /**
+   * Adds received units (creates the document on first restock), in one update that also appends the
+   * ledger entry and, with a key, remembers the key with the request and the level it answers (a
+   * pipeline update, so the remembered level is the one this very write produced). A key already
+   * remembered here makes the update match nothing: the document then says whether it is a replay
+   * of the same request or a reuse for another one, and nothing is added.
+   */
+  async restock(
+    productId: string,
+    zone: string,
+    qty: number,
+    reason: string,
+    write: { readonly key?: string; readonly by?: StockActor } = {},
+  ): Promise<RestockOutcome> {
     const _id = stockKey(productId, zone);
+    const { key, by } = write;
     for (let attempt = 0; ; attempt++) {
       const now = new Date();
+      const ledger = entry(productId, zone, 'restock', qty, now, undefined, reason, by, key);
+      const lit = (v: unknown) => ({ $literal: v });
+      const counters = {
+        product_id: { $ifNull: ['$product_id', lit(productId.toLowerCase())] },
+        zone: { $ifNull: ['$zone', lit(zone)] },
+        available: { $add: [{ $ifNull: ['$available', 0] }, lit(qty)] },
+        received: { $add: [{ $ifNull: ['$received', 0] }, lit(qty)] },
+        reserved: { $ifNull: ['$reserved', 0] },
+        committed: { $ifNull: ['$committed', 0] },
+        adjusted: { $ifNull: ['$adjusted', 0] },
+        reservations: { $ifNull: ['$reservations', lit([])] },
+        version: { $add: [{ $ifNull: ['$version', 0] }, 1] },
+        created_at: { $ifNull: ['$created_at', lit(now)] },
+        updated_at: lit(now),
+        level_dirty: lit(true),
+        _ledger: { $concatArrays: [{ $ifNull: ['$_ledger', lit([])] }, lit([ledger])] },
+      };
+      const remember = key
+        ? [
+            {
+              $set: {
+                restock_keys: {
+                  $slice: [
+                    {
+                      $concatArrays: [
+                        { $ifNull: ['$restock_keys', lit([])] },
+                        [
+                          {
+                            key: lit(key),
+                            qty: lit(qty),
+                            reason: lit(reason),
+                            ...(by ? { by: lit(by) } : {}),
+                            at: lit(now),
+                            level: {
+                              available: '$available',
+                              reserved: '$reserved',
+                              committed: '$committed',
+                              version: '$version',
+                            },
+                          },
+                        ],
+                      ],
+                    },
+                    -RESTOCK_KEYS_KEPT,
+                  ],
+                },
+              },
+            },
+          ]
+        : [];
       try {
         const doc = await this.coll.findOneAndUpdate(
-          { _id },
-          {
-            ...this.change(now, { $inc: { available: qty, received: qty, version: 1 } }, [
-              entry(productId, zone, 'restock', qty, now, undefined, reason),
-            ]),
-            $setOnInsert: {
-              product_id: productId.toLowerCase(),
-              zone,
-              reserved: 0,
-              committed: 0,
-              adjusted: 0,
-              reservations: [],
-              created_at: now,
-            },
-          },
+          { _id, ...(key ? { 'restock_keys.key': { $ne: key } } : {}) },
+          [{ $set: counters }, ...remember],
           { upsert: true, returnDocument: 'after' },
         );
         if (!doc) throw new Error(`restock of ${_id} returned no document`);
-        return doc;
+        return { kind: 'restocked', doc };
       } catch (e) {
-        // Two first restocks raced on the upsert: the loser retries as an update.
-        if (e instanceof MongoServerError && e.code === 11000 && attempt < 3) continue;
-        throw e;
+        // The document exists and matched nothing (the key is remembered there), or two first
+        // restocks raced on the upsert: the document tells which.
+        if (!(e instanceof MongoServerError && e.code === 11000)) throw e;
+        if (key) {
+          const doc = await this.coll.findOne(
+            { _id },
+            { ...primary, projection: { restock_keys: 1, product_id: 1, zone: 1 } },
+          );
+          const seen = restockReplay(doc?.restock_keys, key, { qty, reason });
+          if (seen.kind !== 'new') return { ...seen, product_id: productId.toLowerCase(), zone };
+        }
+        if (attempt >= 3) throw e;
       }
     }
   }
 
   /**
-   * Sets `available` to a counted level (stock-take); the difference is an `adjust` movement.
-   * Optimistic on `version`, so a concurrent reservation is never overwritten.
+   * Sets `available` to a counted level (stock-take) if the document is still at the version the
+   * count was made against (`expected`; 0: not stocked here yet); the difference is an `adjust`
+   * movement. Anything that changed the document since — a reservation, a sale, another count —
+   * makes it `stale` with the version now, and nothing is written.
    */
   async setAvailable(
     productId: string,
     zone: string,
     target: number,
     reason: string,
-  ): Promise<StockDoc | 'conflict'> {
+    expected: number,
+    by?: StockActor,
+  ): Promise<StockDoc | { readonly stale: number }> {
     const _id = stockKey(productId, zone);
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const now = new Date();
-      const doc = await this.coll.findOne({ _id }, primary);
-      if (!doc) {
-        try {
-          const fresh: StockDoc = {
-            _id,
-            product_id: productId.toLowerCase(),
-            zone,
-            available: target,
-            reserved: 0,
-            committed: 0,
-            received: 0,
-            adjusted: target,
-            reservations: [],
-            version: 1,
-            level_dirty: true,
-            created_at: now,
-            updated_at: now,
-            _ledger: [entry(productId, zone, 'adjust', target, now, undefined, reason)],
-          };
-          await this.coll.insertOne(fresh);
-          return fresh;
-        } catch (e) {
-          if (e instanceof MongoServerError && e.code === 11000) continue;
-          throw e;
-        }
+    const now = new Date();
+    const doc = await this.coll.findOne({ _id }, primary);
+    const decision = decideStockTake(doc ?? { version: 0, available: 0 }, expected, target);
+    if (decision.kind === 'stale') return { stale: decision.current };
+    if (!doc) {
+      const fresh: StockDoc = {
+        _id,
+        product_id: productId.toLowerCase(),
+        zone,
+        available: target,
+        reserved: 0,
+        committed: 0,
+        received: 0,
+        adjusted: target,
+        reservations: [],
+        version: 1,
+        level_dirty: true,
+        created_at: now,
+        updated_at: now,
+        _ledger: [entry(productId, zone, 'adjust', target, now, undefined, reason, by)],
+      };
+      try {
+        await this.coll.insertOne(fresh);
+        return fresh;
+      } catch (e) {
+        if (e instanceof MongoServerError && e.code === 11000) return { stale: await this.versionOf(_id) };
+        throw e;
       }
-      const delta = target - doc.available;
-      if (delta === 0) return doc;
-      const updated = await this.coll.findOneAndUpdate(
-        { _id, version: doc.version },
-        this.change(now, { $inc: { available: delta, adjusted: delta, version: 1 } }, [
-          entry(productId, zone, 'adjust', delta, now, undefined, reason),
-        ]),
-        { returnDocument: 'after' },
-      );
-      if (updated) return updated;
     }
-    return 'conflict';
+    if (decision.delta === 0) return doc;
+    const updated = await this.coll.findOneAndUpdate(
+      { _id, version: expected },
+      this.change(now, { $inc: { available: decision.delta, adjusted: decision.delta, version: 1 } }, [
+        entry(productId, zone, 'adjust', decision.delta, now, undefined, reason, by),
+      ]),
+      { returnDocument: 'after' },
+    );
+    return updated ?? { stale: await this.versionOf(_id) };
+  }
+
+  private async versionOf(_id: string): Promise<number> {
+    return (await this.coll.findOne({ _id }, { ...primary, projection: { version: 1 } }))?.version ?? 0;
   }
 
   findOne(productId: string, zone: string): Promise<StockDoc | null> {
@@ -312,7 +389,7 @@ export class StockRepository {
     return this.coll
       .find(
         { _id: { $in: productIds.map((p) => stockKey(p, zone)) } },
-        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0, return_marks: 0 } },
+        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0, return_marks: 0, restock_keys: 0 } },
       )
       .toArray();
   }
@@ -321,7 +398,7 @@ export class StockRepository {
     return this.coll
       .find(
         { product_id: productId.toLowerCase() },
-        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0, return_marks: 0 } },
+        { ...primary, projection: { _outbox: 0, _ledger: 0, settled: 0, return_marks: 0, restock_keys: 0 } },
       )
       .toArray();
   }
@@ -330,7 +407,16 @@ export class StockRepository {
     return this.coll
       .find(
         { zone, available: { $lte: threshold } },
-        { projection: { _outbox: 0, _ledger: 0, reservations: 0, settled: 0, return_marks: 0 } },
+        {
+          projection: {
+            _outbox: 0,
+            _ledger: 0,
+            reservations: 0,
+            settled: 0,
+            return_marks: 0,
+            restock_keys: 0,
+          },
+        },
       )
       .sort({ available: 1, _id: 1 })
       .limit(limit)
@@ -391,6 +477,8 @@ function entry(
   at: Date,
   orderId?: string,
   reason?: string,
+  by?: StockActor,
+  idempotencyKey?: string,
 ): LedgerEntry {
   return {
     _id: randomUUID(),
@@ -401,5 +489,7 @@ function entry(
     at,
     ...(orderId ? { order_id: orderId } : {}),
     ...(reason ? { reason } : {}),
+    ...(by ? { by: { sub: by.sub, role: by.role } } : {}),
+    ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
   };
 }

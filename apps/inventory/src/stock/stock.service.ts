@@ -1,7 +1,9 @@
+import type { Logger } from 'pino';
 import { AppError } from '@mw/platform';
 import { OutboxNudge } from '../outbox/outbox.service';
 import { StockRepository } from './stock.repository';
 import { StockLevel, emptyLevel, toLevel } from './stock';
+import { etagOf, type StockActor } from './stock-writes';
 
 /** Stock use cases behind the HTTP API. */
 export class StockService {
@@ -9,6 +11,7 @@ export class StockService {
     private readonly stock: StockRepository,
     private readonly outbox: OutboxNudge,
     private readonly config: { readonly ZONES: readonly string[]; readonly INVENTORY_LOW_STOCK_THRESHOLD: number },
+    private readonly logger: Logger,
   ) {}
 
   /**
@@ -21,19 +24,59 @@ export class StockService {
     }
   }
 
-  async restock(productId: string, zone: string, qty: number, reason: string): Promise<StockLevel> {
+  /**
+   * Receives units once per Idempotency-Key: a repeat of the same request answers the level the
+   * first one answered and adds nothing; the key with another request is a 422 naming the header.
+   */
+  async restock(productId: string, zone: string, qty: number, reason: string, key: string, by: StockActor): Promise<StockLevel> {
     this.assertZone(zone);
-    const doc = await this.stock.restock(productId, zone, qty, reason);
+    const r = await this.stock.restock(productId, zone, qty, reason, { key, by });
+    const where = { product_id: productId.toLowerCase(), zone, idempotency_key: key, by };
+    switch (r.kind) {
+      case 'restocked':
+        this.logger.info({ ...where, qty, reason, version: r.doc.version, available: r.doc.available }, 'restock');
+        this.outbox.nudge();
+        return toLevel(r.doc);
+      case 'replay':
+        this.logger.info({ ...where, qty, first_by: r.first.by, first_at: r.first.at }, 'restock repeated: the first answer, nothing added');
+        return { product_id: r.product_id, zone: r.zone, ...r.first.level, updated_at: r.first.at.toISOString() };
+      case 'reused':
+        this.logger.warn({ ...where, qty, first_qty: r.first.qty, first_by: r.first.by }, 'restock key reused for another request: refused');
+        throw AppError.unprocessable(
+          [{ field: 'headers.idempotency-key', message: `already used for another restock here (qty ${r.first.qty}, reason "${r.first.reason}"); use a new key` }],
+          'INVENTORY.IDEMPOTENCY_KEY_REUSED',
+        );
+    }
+  }
+
+  /**
+   * A stock-take counted against the version `expected` (If-Match): applied only if the stock has
+   * not changed since, else 412 INVENTORY.STALE_VERSION with the current ETag.
+   */
+  async set(productId: string, zone: string, available: number, reason: string, expected: number, by: StockActor): Promise<StockLevel> {
+    this.assertZone(zone);
+    const where = { product_id: productId.toLowerCase(), zone, by, if_match: expected };
+    const doc = await this.stock.setAvailable(productId, zone, available, reason, expected, by);
+    if ('stale' in doc) {
+      this.logger.warn({ ...where, version: doc.stale, available }, 'stock-take refused: the stock changed since the count');
+      throw new AppError(
+        'INVENTORY.STALE_VERSION',
+        'precondition_failed',
+        `the stock is at version ${doc.stale}, not ${expected}: it changed since the count; read it again (GET /stock/{productId}/{zone}) and recount`,
+        [{ field: 'headers.if-match', message: `current ETag is ${etagOf(doc.stale)}` }],
+        { ETag: etagOf(doc.stale) },
+      );
+    }
+    this.logger.info({ ...where, available: doc.available, version: doc.version, reason }, 'stock-take');
     this.outbox.nudge();
     return toLevel(doc);
   }
 
-  async set(productId: string, zone: string, available: number, reason: string): Promise<StockLevel> {
+  /** One zone's level (zeros and version 0 where never stocked); its version is the stock-take's ETag. */
+  async inZone(productId: string, zone: string): Promise<StockLevel> {
     this.assertZone(zone);
-    const doc = await this.stock.setAvailable(productId, zone, available, reason);
-    if (doc === 'conflict') throw AppError.conflict('INVENTORY.CONCURRENT_UPDATE', 'stock kept changing; try again');
-    this.outbox.nudge();
-    return toLevel(doc);
+    const doc = await this.stock.findOne(productId, zone);
+    return doc ? toLevel(doc) : emptyLevel(productId.toLowerCase(), zone);
   }
 
   /** Every configured zone, zero where the product has no stock document. */

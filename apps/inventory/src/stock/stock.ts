@@ -1,5 +1,6 @@
 import type { WithOutbox } from '@mw/messaging';
 import type { LedgerEntry, StockCounters } from '../ledger/ledger';
+import type { RestockKey } from './stock-writes';
 
 /** One open hold of an order on a (product, zone) document (seed 004's `carted`). */
 export interface Hold {
@@ -45,6 +46,8 @@ export interface StockDoc extends StockCounters, WithOutbox {
   readonly return_marks?: ReturnMark[];
   /** Incremented by every return applied here (absent before the first); the apply is conditional on it. */
   readonly return_fence?: number;
+  /** The latest restocks made with an Idempotency-Key, oldest first, bounded (RESTOCK_KEYS_KEPT). */
+  readonly restock_keys?: RestockKey[];
   /** Incremented by every change; carried by StockLevelChanged so read models drop stale levels. */
   readonly version: number;
   /** Set by every change of `available`; the level notifier publishes one coalesced StockLevelChanged. */

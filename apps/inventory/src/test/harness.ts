@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { Admin, Consumer, Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
@@ -160,5 +161,11 @@ export class InventoryHarness {
     await this.mongo.close();
   }
 }
+
+/** A fresh Idempotency-Key header for a restock (every restock must carry one). */
+export const restockKey = (): Record<string, string> => ({ 'idempotency-key': randomUUID() });
+
+/** The If-Match header of a stock-take counted against `version`. */
+export const ifMatch = (version: number): Record<string, string> => ({ 'if-match': `"${version}"` });
 
 export const oid = (prefix: number, n: number): string => `${prefix.toString(16).padStart(8, '0')}${n.toString(16).padStart(16, '0')}`;

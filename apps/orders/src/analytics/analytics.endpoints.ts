@@ -140,6 +140,7 @@ export const cancellationsExample: CancellationsReport = {
     { reason: 'PAYMENT_DEADLINE_EXCEEDED', cancelled: 1, rate: 0.025 },
     { reason: 'COMMIT_FAILED', cancelled: 0, rate: 0 },
     { reason: 'CANCELLED_BY_USER', cancelled: 1, rate: 0.025 },
+    { reason: 'CANCELLED_BY_SUPPORT', cancelled: 0, rate: 0 },
     { reason: 'OTHER', cancelled: 0, rate: 0 },
   ],
 };
@@ -210,7 +211,8 @@ export const getCancellations = endpoint({
   summary: 'Cancellation rate by reason',
   description:
     'Of the orders placed on the days asked for (rejected checkouts are no orders), the share that ended cancelled, ' +
-    'by reason (CANCELLED_BY_USER: the customer cancelled, before or after confirmation); `sales_reversed` counts the ' +
+    'by reason (CANCELLED_BY_USER: the customer cancelled, before or after confirmation; CANCELLED_BY_SUPPORT: support ' +
+    'cancelled for the customer); `sales_reversed` counts the ' +
     `cancellations after confirmation, whose sale came out of the figures. ${rangeNote} Operators only.`,
   access: operators,
   query: rangeQuery,

@@ -35,6 +35,7 @@ const reasons = (counts: Partial<Record<string, number>>, placed: number) =>
     'PAYMENT_DEADLINE_EXCEEDED',
     'COMMIT_FAILED',
     'CANCELLED_BY_USER',
+    'CANCELLED_BY_SUPPORT',
     'OTHER',
   ].map((reason) => {
     const n = counts[reason] ?? 0;

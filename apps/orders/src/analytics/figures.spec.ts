@@ -145,6 +145,7 @@ describe('average basket and rates', () => {
       { reason: 'PAYMENT_DEADLINE_EXCEEDED', cancelled: 0, rate: 0 },
       { reason: 'COMMIT_FAILED', cancelled: 0, rate: 0 },
       { reason: 'CANCELLED_BY_USER', cancelled: 1, rate: 0.1667 },
+      { reason: 'CANCELLED_BY_SUPPORT', cancelled: 0, rate: 0 },
       { reason: 'OTHER', cancelled: 1, rate: 0.1667 },
     ]);
     expect(rateOf(1, 0)).toBeNull();

@@ -18,12 +18,18 @@ export class LifecycleController {
   }
 
   @Endpoint(startDelivery)
-  async startDelivery(@Input() input: InputOf<typeof startDelivery>): Promise<OrderView> {
-    return orderView(await this.lifecycle.startDelivery(input.params.id));
+  async startDelivery(
+    @Input() input: InputOf<typeof startDelivery>,
+    @CurrentCaller() caller: Caller,
+  ): Promise<OrderView> {
+    return orderView(await this.lifecycle.startDelivery(caller, input.params.id));
   }
 
   @Endpoint(completeOrder)
-  async complete(@Input() input: InputOf<typeof completeOrder>): Promise<OrderView> {
-    return orderView(await this.lifecycle.complete(input.params.id));
+  async complete(
+    @Input() input: InputOf<typeof completeOrder>,
+    @CurrentCaller() caller: Caller,
+  ): Promise<OrderView> {
+    return orderView(await this.lifecycle.complete(caller, input.params.id));
   }
 }

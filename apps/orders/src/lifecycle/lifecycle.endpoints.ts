@@ -24,6 +24,7 @@ const cancelledExample: OrderView = {
       event: 'CancelRequested',
       cause: `cancel:${orderExample.id}`,
       at: '2026-11-21T10:05:00.000Z',
+      by: { sub: 'a11ce000-5eed-4000-8000-000000000001', role: 'customer' },
     },
   ],
   updated_at: '2026-11-21T10:05:00.000Z',
@@ -37,6 +38,7 @@ const deliveryStarted: Transition = {
   event: 'DeliveryStarted',
   cause: `deliver:${orderExample.id}`,
   at: '2026-11-22T08:00:00.000Z',
+  by: { sub: '07700000-5eed-4000-8000-000000000006', role: 'operator' },
 };
 const deliveryCompleted: Transition = {
   from: 'DELIVERING',
@@ -44,6 +46,7 @@ const deliveryCompleted: Transition = {
   event: 'DeliveryCompleted',
   cause: `complete:${orderExample.id}`,
   at: '2026-11-22T15:30:00.000Z',
+  by: { sub: '07700000-5eed-4000-8000-000000000006', role: 'operator' },
 };
 
 export const cancelOrder = endpoint({
@@ -56,7 +59,9 @@ export const cancelOrder = endpoint({
     'The customer who owns the order, or support. Waiting for stock: released at once (`cancelled`). Waiting for payment: ' +
     'the authorization is voided (or the capture refunded) and the stock released (`cancelling`, then `cancelled`). ' +
     'While inventory commits the stock the request is remembered (`cancel_requested_at`) and acted on when it answers. ' +
-    'Confirmed: refunded and the sold units returned to stock (`cancelling` → `cancelled`, reason CANCELLED_BY_USER). ' +
+    'Confirmed: refunded and the sold units returned to stock (`cancelling` → `cancelled`). The reason is CANCELLED_BY_USER ' +
+    'when the owner cancels, CANCELLED_BY_SUPPORT when support cancels for the customer; the transition records who ' +
+    '(`history[].by`: token subject and acting role) and OrderCancelled carries it as `cancelled_by`. ' +
     'A repeat answers the order as it is. 409 ORDERS.CANCEL_REFUSED once the order is delivering or completed. ' +
     "Somebody else's order answers 404 ORDERS.ORDER_NOT_FOUND.",
   access: access.roles('customer', 'support'),

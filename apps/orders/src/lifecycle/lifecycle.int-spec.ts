@@ -6,7 +6,7 @@ interface Problem {
   message: string;
 }
 
-const { alice } = DEMO_USERS;
+const { alice, sue, otto } = DEMO_USERS;
 const settle = (ms = 1500) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -84,8 +84,19 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
     const [cancelled] = await h.waitSeen(c.order_id, 'OrderCancelled');
     expect(cancelled).toMatchObject({
       key: alice.id,
-      payload: { reason: 'CANCELLED_BY_USER', after_confirmation: true, checkout_id: c.checkout_id },
+      payload: {
+        reason: 'CANCELLED_BY_USER',
+        after_confirmation: true,
+        checkout_id: c.checkout_id,
+        cancelled_by: { sub: alice.id, role: 'customer' },
+      },
     });
+    // who did each step: alice asked, the payment worker refunded, inventory returned the units
+    expect(order.history.slice(-3).map((t) => `${t.event}:${t.by?.sub}:${t.by?.role}`)).toEqual([
+      `CancelRequested:${alice.id}:customer`,
+      'PaymentReversed:orders:payment-worker:system',
+      'StockReturned:inventory:system',
+    ]);
     // The same request again (on the other instance), and the same StockReturned again: no new transition, no new event.
     const again = await post<OrderBody>(`/orders/${c.order_id}/cancel`, 'alice', 1);
     expect({ status: again.status, state: again.body.state, version: again.body.version }).toEqual({
@@ -106,16 +117,33 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
     expect(refunds).toHaveLength(1);
   });
 
-  it("only the owner or support cancels: somebody else's order is 404, an operator is 403", async () => {
+  it("only the owner or support cancels: somebody else's order is 404, an operator is 403; support's cancel says so and names sue", async () => {
     const c = await confirmedOrder();
     await expectRefused(`/orders/${c.order_id}/cancel`, 'bob', 404, 'ORDERS.ORDER_NOT_FOUND');
     await expectRefused(`/orders/${c.order_id}/cancel`, 'otto', 403, 'AUTH.FORBIDDEN');
     expect((await h.order(c.order_id)).body.state).toBe('CONFIRMED');
-    const sue = await post<OrderBody>(`/orders/${c.order_id}/cancel`, 'sue');
-    expect({ status: sue.status, state: sue.body.state, reason: sue.body.reason }).toEqual({
+    const bySupport = await post<OrderBody>(`/orders/${c.order_id}/cancel`, 'sue');
+    expect({ status: bySupport.status, state: bySupport.body.state, reason: bySupport.body.reason }).toEqual({
       status: 202,
       state: 'CANCELLING',
-      reason: 'CANCELLED_BY_USER',
+      reason: 'CANCELLED_BY_SUPPORT',
+    });
+    expect(bySupport.body.history.at(-1)).toMatchObject({
+      event: 'CancelRequested',
+      by: { sub: sue.id, role: 'support' },
+    });
+    await h.waitSeen(c.order_id, 'ReturnStock');
+    await h.reply('StockReturned', {
+      order_id: c.order_id,
+      zone: 'MSK',
+      lines: [{ product_id: c.order_id.replace(/./g, 'a'), qty: 2 }],
+    });
+    await h.waitState(c.order_id, 'CANCELLED');
+    const [cancelled] = await h.waitSeen(c.order_id, 'OrderCancelled');
+    expect(cancelled!.payload).toMatchObject({
+      reason: 'CANCELLED_BY_SUPPORT',
+      after_confirmation: true,
+      cancelled_by: { sub: sue.id, role: 'support' },
     });
   });
 
@@ -134,9 +162,11 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
       state: 'COMPLETED',
       order_status: 'completed',
     });
-    expect(done.body.history.slice(-2).map((t) => `${t.from}>${t.to}:${t.event}`)).toEqual([
-      'CONFIRMED>DELIVERING:DeliveryStarted',
-      'DELIVERING>COMPLETED:DeliveryCompleted',
+    expect(
+      done.body.history.slice(-2).map((t) => `${t.from}>${t.to}:${t.event}:${t.by?.sub}:${t.by?.role}`),
+    ).toEqual([
+      `CONFIRMED>DELIVERING:DeliveryStarted:${otto.id}:operator`,
+      `DELIVERING>COMPLETED:DeliveryCompleted:${otto.id}:operator`,
     ]);
     await h.waitSeen(c.order_id, 'OrderCompleted');
     await settle();

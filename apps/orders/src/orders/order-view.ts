@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ObjectIdHex, UserId, Uuid, ZoneCode } from '@mw/contracts';
 import { formatMoney } from '@mw/platform';
-import type { CancelReason, PaymentStep, SagaInput, SagaState } from '../saga/saga';
+import type { ActorRole, CancelReason, PaymentStep, SagaInput, SagaState } from '../saga/saga';
 import { Order, OrderStatus } from './order';
 
 /*
@@ -44,7 +44,14 @@ const CancelReasonEnum = z.enum([
   'PAYMENT_DEADLINE_EXCEEDED',
   'COMMIT_FAILED',
   'CANCELLED_BY_USER',
+  'CANCELLED_BY_SUPPORT',
 ] as const satisfies readonly CancelReason[]);
+const ActorRoleEnum = z.enum([
+  'customer',
+  'support',
+  'operator',
+  'system',
+] as const satisfies readonly ActorRole[]);
 const PaymentStepEnum = z.enum([
   'AUTHORIZE',
   'CAPTURE',
@@ -116,13 +123,10 @@ export const OrderView = z
       .string()
       .nullable()
       .meta({ description: "Inventory's refusal code (stock rejected, commit failed or return failed)" }),
-    stock_return: z
-      .enum(['pending', 'returned', 'failed'])
-      .nullable()
-      .meta({
-        description:
-          'Sold units coming back after a cancellation of a committed order; null when nothing was sold',
-      }),
+    stock_return: z.enum(['pending', 'returned', 'failed']).nullable().meta({
+      description:
+        'Sold units coming back after a cancellation of a committed order; null when nothing was sold',
+    }),
     cancel_requested_at: Timestamp.nullable().meta({
       description:
         'A cancellation asked for while the stock commit was in flight; acted on when inventory answers',
@@ -136,6 +140,20 @@ export const OrderView = z
           .string()
           .meta({ description: 'Id of the message, payment operation or deadline that caused it' }),
         at: Timestamp,
+        by: z
+          .object({
+            sub: z.string().meta({
+              description:
+                "The token subject of the person, or the system part (e.g. 'orders:deadline-sweeper')",
+            }),
+            role: ActorRoleEnum.meta({
+              description: 'The role they acted in; system for messages, payments, deadlines and the reconciliation',
+            }),
+          })
+          .nullable()
+          .meta({
+            description: 'Who caused the transition; null on transitions recorded before the audit trail',
+          }),
       }),
     ),
     order_date: Timestamp,
@@ -215,6 +233,7 @@ export function orderView(o: Order): OrderView {
       event: h.event,
       cause: h.cause,
       at: iso(h.at),
+      by: h.by ? { sub: h.by.sub, role: h.by.role } : null,
     })),
     order_date: iso(o.order_date),
     created_at: iso(o.created_at),

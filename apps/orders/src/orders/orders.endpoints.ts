@@ -39,6 +39,7 @@ export const orderExample: OrderView = {
       event: 'StockReserved',
       cause: '0c5e9a1b-7d3f-4e28-b6a0-9f1c2d3e4a5b',
       at: '2026-11-21T10:00:00.412Z',
+      by: { sub: 'inventory', role: 'system' },
     },
     {
       from: 'AWAITING_PAYMENT',
@@ -46,6 +47,7 @@ export const orderExample: OrderView = {
       event: 'PaymentAuthorized',
       cause: '56e540608eca05a5f7400db0:authorize',
       at: '2026-11-21T10:00:00.531Z',
+      by: { sub: 'orders:payment-worker', role: 'system' },
     },
     {
       from: 'AWAITING_PAYMENT',
@@ -53,6 +55,7 @@ export const orderExample: OrderView = {
       event: 'PaymentCaptured',
       cause: '56e540608eca05a5f7400db0:capture',
       at: '2026-11-21T10:00:00.688Z',
+      by: { sub: 'orders:payment-worker', role: 'system' },
     },
     {
       from: 'COMMITTING',
@@ -60,6 +63,7 @@ export const orderExample: OrderView = {
       event: 'StockCommitted',
       cause: '5b2d8f4e-1a6c-4c9e-8b3f-7e0a1d2c3b4a',
       at: '2026-11-21T10:00:00.902Z',
+      by: { sub: 'inventory', role: 'system' },
     },
   ],
   order_date: '2026-11-21T10:00:00.118Z',
@@ -128,14 +132,10 @@ export const listOrders = endpoint({
       example: ALICE,
     }),
     limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size' }),
-    cursor: z
-      .string()
-      .regex(CURSOR_PATTERN)
-      .optional()
-      .meta({
-        description: '`next_cursor` of the previous page (`<epoch ms>-<order id>` of its last order)',
-        example: historyExample.next_cursor,
-      }),
+    cursor: z.string().regex(CURSOR_PATTERN).optional().meta({
+      description: '`next_cursor` of the previous page (`<epoch ms>-<order id>` of its last order)',
+      example: historyExample.next_cursor,
+    }),
   }),
   response: {
     status: 200,

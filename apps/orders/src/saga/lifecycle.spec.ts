@@ -1,4 +1,15 @@
-import { actionId, decide, Decision, Saga, SagaInput, SagaTimeouts, startSaga, statusOf } from './saga';
+import {
+  actionId,
+  type Actor,
+  decide,
+  Decision,
+  Saga,
+  SagaInput,
+  SagaTimeouts,
+  startSaga,
+  statusOf,
+  SYSTEM_ACTORS,
+} from './saga';
 
 /** The order's life after checkout (and cancellations during it): delivery, cancel, duplicates, refusals. */
 
@@ -8,9 +19,13 @@ let n = 0;
 const id = () => `m-${++n}`;
 const ORDER = '56e540608eca05a5f7400db0';
 
-const cancel: SagaInput = { type: 'CancelRequested', id: actionId('CancelRequested', ORDER), by: 'alice' };
-const deliver: SagaInput = { type: 'DeliveryStarted', id: actionId('DeliveryStarted', ORDER) };
-const complete: SagaInput = { type: 'DeliveryCompleted', id: actionId('DeliveryCompleted', ORDER) };
+const alice: Actor = { sub: 'a11ce000-5eed-4000-8000-000000000001', role: 'customer' };
+const sue: Actor = { sub: '50e00000-5eed-4000-8000-000000000005', role: 'support' };
+const otto: Actor = { sub: '07700000-5eed-4000-8000-000000000006', role: 'operator' };
+const cancel: SagaInput = { type: 'CancelRequested', id: actionId('CancelRequested', ORDER), by: alice };
+const cancelBySupport: SagaInput = { ...cancel, by: sue };
+const deliver: SagaInput = { type: 'DeliveryStarted', id: actionId('DeliveryStarted', ORDER), by: otto };
+const complete: SagaInput = { type: 'DeliveryCompleted', id: actionId('DeliveryCompleted', ORDER), by: otto };
 
 function apply(saga: Saga, input: SagaInput): { saga: Saga; commands: string[]; decision: Decision } {
   const d = decide(saga, input, t0, t);
@@ -201,7 +216,7 @@ describe('order lifecycle after checkout', () => {
 
   it('cancel while committing is remembered: a commit becomes refund + return, never a confirmation', () => {
     const a = apply(committingSaga(), cancel);
-    expect(a.saga).toMatchObject({ state: 'COMMITTING', cancel_requested: { at: t0, by: 'alice' } });
+    expect(a.saga).toMatchObject({ state: 'COMMITTING', cancel_requested: { at: t0, by: alice } });
     expect(a.commands).toEqual([]);
     const c = apply(a.saga, committed());
     expect(c.saga).toMatchObject({
@@ -221,6 +236,109 @@ describe('order lifecycle after checkout', () => {
       state: 'CANCELLING',
       reason: 'COMMIT_FAILED',
       payment: { step: 'REFUND' },
+    });
+  });
+
+  describe('who did it (audit)', () => {
+    /** The OrderCancelled a run of inputs ends with, with the actor it carries. */
+    const cancelledEvent = (saga: Saga, ...inputs: SagaInput[]) => {
+      for (const input of inputs) {
+        const d = decide(saga, input, t0, t);
+        if (d.kind !== 'apply') continue;
+        saga = d.saga;
+        const c = d.commands.find((x) => x.type === 'OrderCancelled');
+        if (c) return { saga, event: c };
+      }
+      return { saga, event: undefined };
+    };
+
+    it('every transition records its actor: the caller of an HTTP action, else the system part', () => {
+      const s = run(confirmedSaga(), deliver, complete).saga;
+      expect(s.history.map((h) => `${h.event}:${h.by?.sub}:${h.by?.role}`)).toEqual([
+        'StockReserved:inventory:system',
+        'PaymentAuthorized:orders:payment-worker:system',
+        'PaymentCaptured:orders:payment-worker:system',
+        'StockCommitted:inventory:system',
+        `DeliveryStarted:${otto.sub}:operator`,
+        `DeliveryCompleted:${otto.sub}:operator`,
+      ]);
+      const late = run(startSaga(t0, t), { type: 'DeadlinePassed', id: id() }).saga;
+      expect(late.history[0]?.by).toEqual(SYSTEM_ACTORS.deadline);
+      // the reconciliation finding money still held re-arms the reversal in its own name
+      const cancelled = run(
+        startSaga(t0, t),
+        reserved(),
+        authorized(),
+        captured(),
+        { type: 'StockCommitFailed', id: id(), code: 'X' },
+        refunded(),
+      ).saga;
+      expect(cancelled.state).toBe('CANCELLED');
+      const rearmed = apply(cancelled, { type: 'PaymentMismatchFound', id: id(), missing: 'REFUND' }).saga;
+      expect(rearmed.history.at(-1)).toMatchObject({
+        event: 'PaymentMismatchFound',
+        by: SYSTEM_ACTORS.reconciliation,
+      });
+    });
+
+    it("the customer's cancel: CANCELLED_BY_USER, and OrderCancelled names the customer", () => {
+      const { saga, event } = cancelledEvent(confirmedSaga(), cancel, refunded(), returned());
+      expect(saga.reason).toBe('CANCELLED_BY_USER');
+      expect(saga.history.find((h) => h.event === 'CancelRequested')?.by).toEqual(alice);
+      expect(event).toEqual({
+        type: 'OrderCancelled',
+        reason: 'CANCELLED_BY_USER',
+        after_confirmation: true,
+        by: alice,
+      });
+    });
+
+    it("support's cancel in every state: CANCELLED_BY_SUPPORT, and OrderCancelled names support — even when the refund and the return finish it", () => {
+      const waitingForStock = cancelledEvent(startSaga(t0, t), cancelBySupport);
+      expect(waitingForStock.event).toMatchObject({ reason: 'CANCELLED_BY_SUPPORT', by: sue });
+      const paying = run(startSaga(t0, t), reserved(), authorized()).saga;
+      expect(cancelledEvent(paying, cancelBySupport, voided()).event).toMatchObject({
+        reason: 'CANCELLED_BY_SUPPORT',
+        by: sue,
+      });
+      const confirmed = cancelledEvent(confirmedSaga(), cancelBySupport, refunded(), returned());
+      expect(confirmed.saga.reason).toBe('CANCELLED_BY_SUPPORT');
+      expect(confirmed.event).toMatchObject({
+        reason: 'CANCELLED_BY_SUPPORT',
+        after_confirmation: true,
+        by: sue,
+      });
+      // remembered while committing, acted on when inventory answers: still support's decision
+      const committing = cancelledEvent(
+        committingSaga(),
+        cancelBySupport,
+        committed(),
+        refunded(),
+        returned(),
+      );
+      expect(committing.saga.reason).toBe('CANCELLED_BY_SUPPORT');
+      expect(committing.event).toMatchObject({ reason: 'CANCELLED_BY_SUPPORT', by: sue });
+    });
+
+    it('a cancellation the system decides names the part that decided it, not the input that finished it', () => {
+      const paying = run(startSaga(t0, t), reserved(), authorized()).saga;
+      const deadline = cancelledEvent(paying, { type: 'DeadlinePassed', id: id() }, voided());
+      expect(deadline.event).toMatchObject({
+        reason: 'PAYMENT_DEADLINE_EXCEEDED',
+        by: SYSTEM_ACTORS.deadline,
+      });
+      const declined = cancelledEvent(run(startSaga(t0, t), reserved()).saga, {
+        type: 'PaymentDeclined',
+        id: `${ORDER}:authorize`,
+        code: 'DECLINED',
+      });
+      expect(declined.event).toMatchObject({ reason: 'PAYMENT_DECLINED', by: SYSTEM_ACTORS.payment });
+      const rejected = cancelledEvent(startSaga(t0, t), {
+        type: 'StockRejected',
+        id: id(),
+        code: 'INVENTORY.INSUFFICIENT_STOCK',
+      });
+      expect(rejected.event).toMatchObject({ reason: 'STOCK_REJECTED', by: SYSTEM_ACTORS.inventory });
     });
   });
 });

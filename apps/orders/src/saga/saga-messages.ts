@@ -101,7 +101,12 @@ export class SagaMessages {
       case 'OrderCancelled':
         return this.orderEvent(
           'OrderCancelled',
-          { ...ref, reason: c.reason, after_confirmation: c.after_confirmation },
+          {
+            ...ref,
+            reason: c.reason,
+            after_confirmation: c.after_confirmation,
+            ...(c.by ? { cancelled_by: { sub: c.by.sub, role: c.by.role } } : {}),
+          },
           trace,
           now,
         );

@@ -213,7 +213,14 @@ class World {
   /** A person acts over HTTP (the service gives each action a fixed id per order). */
   act(type: ActionInput['type']): void {
     const id = actionId(type, ORDER);
-    this.feed(type === 'CancelRequested' ? { type, id, by: 'customer' } : ({ type, id } as SagaInput));
+    this.feed({
+      type,
+      id,
+      by: {
+        sub: 'a11ce000-5eed-4000-8000-000000000001',
+        role: type === 'CancelRequested' ? 'customer' : 'operator',
+      },
+    });
   }
 
   lateCapture(): boolean {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { AppError } from '@mw/platform';
 import { OrdersRepository } from '../orders/orders.repository';
 import type { Order } from '../orders/order';
-import { ActionInput, decide, SagaInput, SagaTimeouts, statusOf } from './saga';
+import { ActionInput, actorOf, decide, SagaInput, SagaTimeouts, statusOf } from './saga';
 import { SagaMessages } from './saga-messages';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'unknown-order';
@@ -61,6 +61,7 @@ export class SagaService {
             correlation_id: order.correlation_id,
             state: order.saga.state,
             input: input.type,
+            by: actorOf(input),
             code: d.code,
           },
           'order action refused',
@@ -69,7 +70,14 @@ export class SagaService {
       }
       if (d.kind === 'ignore') {
         this.logger.info(
-          { order_id: orderId, state: order.saga.state, input: input.type, cause: input.id, why: d.why },
+          {
+            order_id: orderId,
+            state: order.saga.state,
+            input: input.type,
+            cause: input.id,
+            by: actorOf(input),
+            why: d.why,
+          },
           'saga input ignored',
         );
         return { outcome: 'ignored', order };
@@ -84,6 +92,7 @@ export class SagaService {
             to: d.saga.state,
             input: input.type,
             cause: input.id,
+            by: actorOf(input),
             reason: d.saga.reason,
             emitted: d.commands.map((c) => c.type),
           },

@@ -18,7 +18,7 @@
  *   CONFIRMED ──DeliveryStarted──► DELIVERING ──DeliveryCompleted──► COMPLETED
  *       │ CancelRequested (the customer, before delivery)
  *       ▼
- *   CANCELLING (refund + ReturnStock) ──reversed and returned──► CANCELLED (CANCELLED_BY_USER)
+ *   CANCELLING (refund + ReturnStock) ──reversed and returned──► CANCELLED (CANCELLED_BY_USER | _BY_SUPPORT)
  *
  * A customer may cancel at any point before delivery: waiting for stock → released at once;
  * waiting for payment → void/refund and release, as a payment deadline does; while committing the
@@ -51,7 +51,62 @@ export type CancelReason =
   | 'STOCK_DEADLINE_EXCEEDED'
   | 'PAYMENT_DEADLINE_EXCEEDED'
   | 'COMMIT_FAILED'
-  | 'CANCELLED_BY_USER';
+  | 'CANCELLED_BY_USER'
+  | 'CANCELLED_BY_SUPPORT';
+
+/** The role an actor acted in: a person's role for an HTTP action, `system` for every other input. */
+export type ActorRole = 'customer' | 'support' | 'operator' | 'system';
+
+/**
+ * Who caused a transition (the audit trail, ADR 0052): the token's subject and the role the person
+ * acted in, or the part of the system whose input it was.
+ */
+export interface Actor {
+  readonly sub: string;
+  readonly role: ActorRole;
+}
+
+/** The system actors: inventory's replies, the payment worker's outcomes, the deadline sweeper, the payment reconciliation. */
+export const SYSTEM_ACTORS = {
+  inventory: { sub: 'inventory', role: 'system' },
+  payment: { sub: 'orders:payment-worker', role: 'system' },
+  deadline: { sub: 'orders:deadline-sweeper', role: 'system' },
+  reconciliation: { sub: 'orders:payment-reconciliation', role: 'system' },
+} as const satisfies Record<string, Actor>;
+
+/** The actor of an input: the caller of an HTTP action, else the system part it comes from. */
+export function actorOf(input: SagaInput): Actor {
+  switch (input.type) {
+    case 'CancelRequested':
+    case 'DeliveryStarted':
+    case 'DeliveryCompleted':
+      return input.by;
+    case 'DeadlinePassed':
+      return SYSTEM_ACTORS.deadline;
+    case 'PaymentAuthorized':
+    case 'PaymentDeclined':
+    case 'PaymentCaptured':
+    case 'PaymentCaptureFailed':
+    case 'PaymentReversed':
+    case 'PaymentReversalContradicted':
+      return SYSTEM_ACTORS.payment;
+    case 'PaymentMismatchFound':
+      return SYSTEM_ACTORS.reconciliation;
+    case 'StockReserved':
+    case 'StockRejected':
+    case 'StockCommitted':
+    case 'StockCommitFailed':
+    case 'StockReleased':
+    case 'StockReturned':
+    case 'StockReturnFailed':
+      return SYSTEM_ACTORS.inventory;
+  }
+}
+
+/** A person's cancellation: support cancelling for a customer is told apart from the customer's own. */
+export function personalCancelReason(by: Actor | string | undefined): CancelReason {
+  return typeof by === 'object' && by.role === 'support' ? 'CANCELLED_BY_SUPPORT' : 'CANCELLED_BY_USER';
+}
 
 /**
  * Sold units coming back after a cancellation of a committed order: `pending` until inventory
@@ -89,6 +144,8 @@ export interface TransitionRecord {
   /** Id of the message / payment operation / deadline that caused it; a repeated cause is ignored. */
   readonly cause: string;
   readonly at: Date;
+  /** Who caused it; absent on records written before the audit trail. */
+  readonly by?: Actor;
 }
 
 export interface StockState {
@@ -106,7 +163,7 @@ export interface Saga {
   readonly payment: PaymentState;
   readonly stock: StockState;
   /** A customer asked to cancel while the stock commit was in flight: acted on when inventory answers. */
-  readonly cancel_requested?: { readonly at: Date; readonly by: string } | null;
+  readonly cancel_requested?: { readonly at: Date; readonly by: Actor | string } | null;
   readonly history: readonly TransitionRecord[];
 }
 
@@ -134,9 +191,9 @@ export type SagaInput =
   | { readonly type: 'StockReturnFailed'; readonly id: string; readonly code: string }
   | { readonly type: 'DeadlinePassed'; readonly id: string }
   /** HTTP actions; their ids are fixed per order (`cancel:<order>` …), so a repeated request is a no-op. */
-  | { readonly type: 'CancelRequested'; readonly id: string; readonly by: string }
-  | { readonly type: 'DeliveryStarted'; readonly id: string }
-  | { readonly type: 'DeliveryCompleted'; readonly id: string };
+  | { readonly type: 'CancelRequested'; readonly id: string; readonly by: Actor }
+  | { readonly type: 'DeliveryStarted'; readonly id: string; readonly by: Actor }
+  | { readonly type: 'DeliveryCompleted'; readonly id: string; readonly by: Actor };
 
 /** The inputs a person triggers over HTTP (the others are messages, payment outcomes and deadlines). */
 export type ActionInput = Extract<
@@ -158,7 +215,13 @@ export type SagaCommand =
   | { readonly type: 'OrderConfirmed' }
   | { readonly type: 'OrderDeliveryStarted' }
   | { readonly type: 'OrderCompleted' }
-  | { readonly type: 'OrderCancelled'; readonly reason: CancelReason; readonly after_confirmation: boolean };
+  | {
+      readonly type: 'OrderCancelled';
+      readonly reason: CancelReason;
+      readonly after_confirmation: boolean;
+      /** Who decided the cancellation (absent only for orders whose history predates the audit trail). */
+      readonly by?: Actor;
+    };
 
 /** Why an HTTP action is refused in the current state (409 at the edge). */
 export type RefusalCode = 'ORDERS.CANCEL_REFUSED' | 'ORDERS.ILLEGAL_TRANSITION';
@@ -242,15 +305,17 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
       ...saga,
       ...patch,
       state: to,
-      history: [...saga.history, { from: saga.state, to, event: input.type, cause: input.id, at: now }],
+      history: [
+        ...saga.history,
+        { from: saga.state, to, event: input.type, cause: input.id, at: now, by: actorOf(input) },
+      ],
     },
     commands,
   });
-  const orderCancelled = (reason: CancelReason): SagaCommand => ({
-    type: 'OrderCancelled',
-    reason,
-    after_confirmation: wasConfirmed(saga),
-  });
+  const orderCancelled = (reason: CancelReason): SagaCommand => {
+    const by = cancelledBy(saga, input, reason);
+    return { type: 'OrderCancelled', reason, after_confirmation: wasConfirmed(saga), ...(by ? { by } : {}) };
+  };
   const cancelled = (reason: CancelReason, commands: SagaCommand[], patch: Partial<Saga> = {}): Decision =>
     step(
       'CANCELLED',
@@ -292,6 +357,9 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
     });
   const returnPending = saga.stock.return === 'pending';
   const cancelRequest = input.type === 'CancelRequested' ? { at: now, by: input.by } : null;
+  const byPerson = personalCancelReason(
+    input.type === 'CancelRequested' ? input.by : saga.cancel_requested?.by,
+  );
 
   switch (saga.state) {
     case 'AWAITING_STOCK':
@@ -312,7 +380,7 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
           return cancelled('STOCK_DEADLINE_EXCEEDED', [{ type: 'ReleaseStock' }]);
         case 'CancelRequested':
           // Nothing paid yet: release whatever inventory reserved (or will reserve) and stop.
-          return cancelled('CANCELLED_BY_USER', [{ type: 'ReleaseStock' }]);
+          return cancelled(byPerson, [{ type: 'ReleaseStock' }]);
         default:
           return otherwise(input, saga.state);
       }
@@ -352,9 +420,7 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
           ]);
         case 'CancelRequested':
           // Like a payment deadline: a call may be in flight, so reverse whatever it may have done.
-          return cancelling('CANCELLED_BY_USER', pay.step === 'CAPTURE' ? 'REFUND' : 'VOID', [
-            { type: 'ReleaseStock' },
-          ]);
+          return cancelling(byPerson, pay.step === 'CAPTURE' ? 'REFUND' : 'VOID', [{ type: 'ReleaseStock' }]);
         default:
           return otherwise(input, saga.state);
       }
@@ -362,7 +428,7 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
       switch (input.type) {
         case 'StockCommitted':
           // Sold — unless the customer asked to cancel meanwhile: then the sale is undone at once.
-          if (saga.cancel_requested) return refundAndReturn('CANCELLED_BY_USER');
+          if (saga.cancel_requested) return refundAndReturn(byPerson);
           return step('CONFIRMED', { deadline: null }, [{ type: 'OrderConfirmed' }]);
         case 'StockCommitFailed':
           // Paid, but the reservation is gone (expired or released): the money goes back.
@@ -383,7 +449,7 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
     case 'CONFIRMED':
       switch (input.type) {
         case 'CancelRequested':
-          return refundAndReturn('CANCELLED_BY_USER');
+          return refundAndReturn(byPerson);
         case 'DeliveryStarted':
           return step('DELIVERING', {}, [{ type: 'OrderDeliveryStarted' }]);
         default:
@@ -489,6 +555,21 @@ function otherwise(input: SagaInput, state: SagaState): Decision {
     default:
       return ignore(`${input.type} in ${state}`);
   }
+}
+
+/**
+ * Who decided a cancellation: for a person's reason, the latest cancel request (this input or one
+ * in the history); otherwise whoever moved the order out of its course (the first transition into
+ * CANCELLING or CANCELLED), which is this input when it cancels at once.
+ */
+function cancelledBy(saga: Saga, input: SagaInput, reason: CancelReason): Actor | undefined {
+  if (reason === 'CANCELLED_BY_USER' || reason === 'CANCELLED_BY_SUPPORT') {
+    if (input.type === 'CancelRequested') return input.by;
+    const asked = saga.history.findLast((h) => h.event === 'CancelRequested');
+    return asked ? asked.by : undefined;
+  }
+  const decided = saga.history.find((h) => h.to === 'CANCELLING' || h.to === 'CANCELLED');
+  return decided ? decided.by : actorOf(input);
 }
 
 function refuse(code: RefusalCode, message: string): Decision {

@@ -205,6 +205,6 @@ export interface OrderBody {
   lines: { product_id: string; qty: number; unit_price: string; line_total: string }[];
   totals: { items: number; total: string; currency: string };
   payment: { step: string | null; authorized: boolean; captured: boolean; reversed: string | null; reversal_round: number; decline_code: string | null };
-  history: { from: string; to: string; event: string; cause: string; at: string }[];
+  history: { from: string; to: string; event: string; cause: string; at: string; by: { sub: string; role: string } | null }[];
   version: number;
 }

@@ -9,7 +9,18 @@ export const OrderCancelReason = z.enum([
   'PAYMENT_DEADLINE_EXCEEDED',
   'COMMIT_FAILED',
   'CANCELLED_BY_USER',
+  /** Support cancelled the order for the customer (`cancelled_by` names who). */
+  'CANCELLED_BY_SUPPORT',
 ]);
+
+/**
+ * Who did something to an order (the audit trail): the token subject and the role they acted in,
+ * or `system` with the part of a service that decided it (e.g. `orders:deadline-sweeper`).
+ */
+export const OrderActor = z.object({
+  sub: z.string().min(1).max(100),
+  role: z.enum(['customer', 'support', 'operator', 'system']),
+});
 
 /** Why a checkout could not become an order at all (it is answered, so the cart never waits forever). */
 export const OrderRejectCode = z.enum(['ZONE_NOT_SERVED', 'TOTAL_MISMATCH', 'INVALID_CHECKOUT']);
@@ -26,10 +37,16 @@ export const OrderConfirmed = defineMessage('OrderConfirmed', OrderRef, 'user_id
 /**
  * The order ended cancelled. `after_confirmation`: it had been confirmed (stock sold, money taken)
  * and the customer cancelled it before delivery; the cart stays ordered, the sale is reversed.
+ * `cancelled_by`: who decided it — the customer or support who asked, or the system part (absent
+ * on events of orders whose history predates the audit trail).
  */
 export const OrderCancelled = defineMessage(
   'OrderCancelled',
-  OrderRef.extend({ reason: OrderCancelReason, after_confirmation: z.boolean().optional() }),
+  OrderRef.extend({
+    reason: OrderCancelReason,
+    after_confirmation: z.boolean().optional(),
+    cancelled_by: OrderActor.optional(),
+  }),
   'user_id',
 );
 /** A confirmed order was handed to delivery (status delivering); it can no longer be cancelled. */
@@ -51,4 +68,11 @@ export const OrderRejected = defineMessage(
   'user_id',
 );
 
-export const orderMessages = [OrderCreated, OrderConfirmed, OrderCancelled, OrderDeliveryStarted, OrderCompleted, OrderRejected] as const;
+export const orderMessages = [
+  OrderCreated,
+  OrderConfirmed,
+  OrderCancelled,
+  OrderDeliveryStarted,
+  OrderCompleted,
+  OrderRejected,
+] as const;

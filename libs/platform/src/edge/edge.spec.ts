@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../errors/app-error';
+import { AppError, httpStatusOf } from '../errors/app-error';
 import { access, decideAccess, type Caller } from './access';
 import { endpoint, validateInput } from './endpoint';
 import { GuestSessions } from './guest-session';
@@ -10,6 +10,16 @@ import { bearerTokenOf, rolesOf } from './token-verifier';
 const alice: Caller = { kind: 'user', id: 'a', roles: new Set(['customer']) };
 const carol: Caller = { kind: 'user', id: 'c', roles: new Set(['catalog_manager']) };
 const guest: Caller = { kind: 'guest', sessionId: 's' };
+
+function fieldsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e.errors.map((p) => p.field);
+    throw e;
+  }
+  throw new Error('accepted');
+}
 
 function codeOf(fn: () => unknown): string {
   try {
@@ -117,6 +127,30 @@ describe('declared input', () => {
     expect(codeOf(() => validateInput(spec, { params: { ...params, id: 'x' }, query: {}, body: { qty: 1 } }))).toBe(
       'COMMON.VALIDATION_FAILED validation',
     );
+  });
+
+  it('reads only the declared headers: a missing If-Match is 428, a malformed header or a missing key 400 naming it', () => {
+    const conditional = endpoint({
+      operationId: 'setLevel',
+      method: 'PUT',
+      path: '/stock/:id',
+      tag: 't',
+      summary: 's',
+      access: access.anyUser,
+      headers: z.object({ 'if-match': z.string().regex(/^"\d{1,15}"$/), 'idempotency-key': z.string().min(1).optional() }),
+      response: { status: 200, description: 'ok' },
+    });
+    const keyed = endpoint({ ...conditional, headers: z.object({ 'idempotency-key': z.string().regex(/^[a-z0-9-]{1,8}$/) }) });
+    const req = (headers: Record<string, string>) => ({ params: {}, query: {}, body: undefined, headers });
+    expect(validateInput(conditional, req({ 'if-match': '"7"', authorization: 'Bearer x' })).headers).toEqual({ 'if-match': '"7"' });
+    expect(codeOf(() => validateInput(conditional, req({})))).toBe('COMMON.PRECONDITION_REQUIRED precondition_required');
+    expect(fieldsOf(() => validateInput(conditional, req({})))).toEqual(['headers.if-match']);
+    expect(codeOf(() => validateInput(conditional, req({ 'if-match': 'W/"7"' })))).toBe('COMMON.VALIDATION_FAILED validation');
+    expect(fieldsOf(() => validateInput(conditional, req({ 'if-match': '"1", "2"' })))).toEqual(['headers.if-match']);
+    expect(codeOf(() => validateInput(keyed, req({})))).toBe('COMMON.VALIDATION_FAILED validation');
+    expect(fieldsOf(() => validateInput(keyed, req({})))).toEqual(['headers.idempotency-key']);
+    expect(httpStatusOf('precondition_failed')).toBe(412);
+    expect(httpStatusOf('precondition_required')).toBe(428);
   });
 
   it('names unknown body fields one by one, with the declared code for a client price', () => {

@@ -8,7 +8,7 @@ import { ANONYMOUS, type Access, type Caller } from './access';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Error statuses an endpoint may document beyond the ones its shape implies. */
-export type DocumentedError = 403 | 404 | 409 | 413 | 422 | 503;
+export type DocumentedError = 403 | 404 | 409 | 412 | 413 | 422 | 428 | 503;
 
 /**
  * One HTTP operation, declared once (ADR 0007): the same zod schemas validate the request, and
@@ -19,6 +19,7 @@ export interface EndpointSpec<
   P extends z.ZodObject | undefined = z.ZodObject | undefined,
   Q extends z.ZodObject | undefined = z.ZodObject | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
+  H extends z.ZodObject | undefined = z.ZodObject | undefined,
 > {
   readonly operationId: string;
   readonly method: HttpMethod;
@@ -31,6 +32,13 @@ export interface EndpointSpec<
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
+  /**
+   * Request headers the operation reads (lower-case names, e.g. `idempotency-key`, `if-match`),
+   * validated like the rest of the input and documented as header parameters. Other headers are
+   * not looked at. A required conditional header (`if-match`) that is missing is a 428
+   * COMMON.PRECONDITION_REQUIRED rather than a 400: the server requires the write to be conditional.
+   */
+  readonly headers?: H;
   /** A valid request body, shown in the document. */
   readonly bodyExample?: unknown;
   /** Error code for an unknown body field (e.g. a client-sent price), else COMMON.VALIDATION_FAILED. */
@@ -56,9 +64,12 @@ export interface EndpointSpec<
 export const ENDPOINT = Symbol('mw:endpoint');
 
 /** Identity function that keeps the literal types of a spec (so handlers get typed input). */
-export function endpoint<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined>(
-  spec: EndpointSpec<P, Q, B>,
-): EndpointSpec<P, Q, B> {
+export function endpoint<
+  P extends z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+  H extends z.ZodObject | undefined = undefined,
+>(spec: EndpointSpec<P, Q, B, H>): EndpointSpec<P, Q, B, H> {
   return spec;
 }
 
@@ -69,6 +80,12 @@ export interface InputOf<E> {
   readonly params: E extends EndpointSpec<infer P, z.ZodObject | undefined, z.ZodType | undefined> ? Out<P> : never;
   readonly query: E extends EndpointSpec<z.ZodObject | undefined, infer Q, z.ZodType | undefined> ? Out<Q> : never;
   readonly body: E extends EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, infer B> ? Out<B> : never;
+  /** The declared headers (see EndpointSpec.headers), validated; `{}` when the spec declares none. */
+  readonly headers: E extends EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined, infer H>
+    ? H extends z.ZodObject
+      ? z.output<H>
+      : Record<string, never>
+    : never;
 }
 
 const METHODS: Readonly<Record<HttpMethod, RequestMethod>> = {
@@ -107,7 +124,10 @@ export function endpointsOf(controllers: readonly Type<unknown>[]): EndpointSpec
 }
 
 /** Validates params, query and body with the endpoint's schemas (unknown body fields named one by one). */
-export function validateInput(spec: EndpointSpec, req: Pick<Request, 'params' | 'query' | 'body'>): InputOf<EndpointSpec> {
+export function validateInput(
+  spec: EndpointSpec,
+  req: Pick<Request, 'params' | 'query' | 'body'> & { readonly headers?: Readonly<Record<string, string | string[] | undefined>> },
+): InputOf<EndpointSpec> {
   const params = spec.params ? validate(spec.params, { ...req.params }, 'params') : undefined;
   const query = spec.query ? validate(spec.query, { ...(req.query as object) }, 'query') : undefined;
   let body: unknown;
@@ -115,7 +135,28 @@ export function validateInput(spec: EndpointSpec, req: Pick<Request, 'params' | 
     rejectUnknownBodyFields(spec, req.body);
     body = validate(spec.body, req.body, 'body');
   }
-  return { params, query, body } as InputOf<EndpointSpec>;
+  // After the body: a malformed request is a 400 whatever its preconditions.
+  const headers = spec.headers ? validateHeaders(spec.headers, req.headers ?? {}) : {};
+  return { params, query, body, headers } as InputOf<EndpointSpec>;
+}
+
+/** Conditional request headers: required by an operation, their absence is 428, not 400 (RFC 6585). */
+const CONDITIONAL_HEADERS: readonly string[] = ['if-match', 'if-none-match', 'if-unmodified-since'];
+
+/** Only the declared headers are read (a repeated one arrives joined with ", " and fails its pattern). */
+function validateHeaders(schema: z.ZodObject, sent: Readonly<Record<string, string | string[] | undefined>>): unknown {
+  const declared = Object.entries(schema.shape as Record<string, z.ZodType>);
+  const picked: Record<string, unknown> = {};
+  for (const [name, field] of declared) {
+    const value = sent[name];
+    if (value === undefined && CONDITIONAL_HEADERS.includes(name) && !field.safeParse(undefined).success) {
+      throw new AppError('COMMON.PRECONDITION_REQUIRED', 'precondition_required', `this write must be conditional: send ${name}`, [
+        { field: `headers.${name}`, message: 'required: the version you read (the ETag of the resource)' },
+      ]);
+    }
+    if (value !== undefined) picked[name] = value;
+  }
+  return validate(schema, picked, 'headers');
 }
 
 function rejectUnknownBodyFields(spec: EndpointSpec, value: unknown): void {

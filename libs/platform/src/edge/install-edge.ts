@@ -34,8 +34,8 @@ export function installEdgeMiddleware(app: INestApplication, opts: EdgeOptions, 
   app.enableCors({
     origin: opts.settings.corsOrigins.length > 0 ? [...opts.settings.corsOrigins] : false,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Correlation-Id', 'Traceparent', GUEST_SESSION_HEADER],
-    exposedHeaders: ['Retry-After', 'X-Correlation-Id', 'Location'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Correlation-Id', 'Traceparent', GUEST_SESSION_HEADER, 'Idempotency-Key', 'If-Match'],
+    exposedHeaders: ['Retry-After', 'X-Correlation-Id', 'Location', 'ETag'],
     maxAge: 600,
   });
   const endpoints = endpointsOf([...opts.api.controllers, ...opts.platformControllers]);

@@ -33,9 +33,11 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   403: 'The token lacks the role this operation needs (AUTH.FORBIDDEN)',
   404: 'Not found — also what a customer gets for somebody else\'s resource (existence is not leaked)',
   409: 'Conflicts with the current state of the resource',
+  412: 'The precondition does not hold: the resource changed since the version sent in If-Match (its current ETag is in the answer)',
   413: 'Request body larger than the service accepts (COMMON.PAYLOAD_TOO_LARGE)',
   415: 'Request body in an unsupported encoding or charset',
   422: 'Matches this document but breaks a rule it cannot state (a referenced resource that does not exist, a cross-field rule, a cursor not issued here); `errors[].field` names the field',
+  428: 'This write must be conditional: send If-Match with the ETag of the version you read (COMMON.PRECONDITION_REQUIRED)',
   429: 'Too many writes by this caller; retry after `Retry-After` seconds (COMMON.RATE_LIMITED)',
   503: 'A dependency (database, broker, identity provider) is unavailable; retry later',
 };
@@ -66,7 +68,7 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', prefix: string,
 
 function parametersOf(spec: EndpointSpec, components: Record<string, JsonSchema>): JsonSchema[] {
   const out: JsonSchema[] = [];
-  const add = (where: 'path' | 'query', shape: z.ZodObject | undefined): void => {
+  const add = (where: 'path' | 'query' | 'header', shape: z.ZodObject | undefined): void => {
     if (!shape) return;
     for (const [name, field] of Object.entries(shape.shape as Record<string, z.ZodType>)) {
       const schema = jsonSchemaOf(field, 'input', `${spec.operationId}_${where}_${name}`, components);
@@ -82,6 +84,7 @@ function parametersOf(spec: EndpointSpec, components: Record<string, JsonSchema>
   };
   add('path', spec.params);
   add('query', spec.query);
+  add('header', spec.headers);
   return out;
 }
 
@@ -89,7 +92,7 @@ function errorStatusesOf(spec: EndpointSpec): number[] {
   const statuses = new Set<number>(spec.errors ?? []);
   // an addressed resource may not exist (or belong to somebody else)
   if (spec.params) statuses.add(404);
-  if (spec.params || spec.query || spec.body) statuses.add(400);
+  if (spec.params || spec.query || spec.body || spec.headers) statuses.add(400);
   // input that matches the document but breaks a rule it cannot state (a referenced id that does not exist, retail > list)
   if (spec.query || spec.body) statuses.add(422);
   if (spec.access.kind !== 'public') {
@@ -173,7 +176,7 @@ export function buildOpenApi(api: ApiDescription, extraControllers: readonly Typ
       tags: [spec.tag],
       summary: spec.summary,
       description: [spec.description, accessText(spec)].filter(Boolean).join('\n\n'),
-      ...(spec.params || spec.query ? { parameters: parametersOf(spec, components) } : {}),
+      ...(spec.params || spec.query || spec.headers ? { parameters: parametersOf(spec, components) } : {}),
       ...(spec.body
         ? {
             requestBody: {

@@ -11,6 +11,10 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  /** A conditional request whose precondition (If-Match) does not hold: 412. */
+  | 'precondition_failed'
+  /** A write that must be conditional arrived without its precondition: 428 (RFC 6585). */
+  | 'precondition_required'
   | 'unprocessable'
   | 'too_large'
   | 'rate_limited'
@@ -73,6 +77,10 @@ export function httpStatusOf(kind: ErrorKind): number {
       return 405;
     case 'conflict':
       return 409;
+    case 'precondition_failed':
+      return 412;
+    case 'precondition_required':
+      return 428;
     case 'too_large':
       return 413;
     case 'unprocessable':
@@ -111,6 +119,8 @@ export function kafkaActionOf(error: unknown): KafkaAction {
     case 'validation':
     case 'not_found':
     case 'conflict':
+    case 'precondition_failed':
+    case 'precondition_required':
     case 'unprocessable':
     case 'too_large':
     case 'unauthenticated':
