@@ -1,4 +1,13 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, HttpCode, RequestMapping, RequestMethod, SetMetadata, Type } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  HttpCode,
+  RequestMapping,
+  RequestMethod,
+  SetMetadata,
+  Type,
+} from '@nestjs/common';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, type FieldProblem } from '../errors/app-error';
@@ -46,19 +55,36 @@ export interface EndpointSpec<
     readonly contentType?: string;
   };
   /** Non-error answers with their own body (readiness: 503 with the failing checks). */
-  readonly otherResponses?: Readonly<Record<number, { readonly description: string; readonly schema: z.ZodType }>>;
+  readonly otherResponses?: Readonly<
+    Record<number, { readonly description: string; readonly schema: z.ZodType }>
+  >;
   /** Errors this operation answers besides 400/401/403/413/429 (which follow from its shape). */
   readonly errors?: readonly DocumentedError[];
-  /** Rate-limited per caller (default: every method but GET). */
-  readonly rateLimited?: boolean;
+  /**
+   * Which token bucket the call takes from (ADR 0007): `writes` per caller (the default of every
+   * method but GET), `reads` per caller (paged list reads and other expensive GETs must say so),
+   * `guest-sessions` per client address whoever calls (issuing anonymous identities); `none` for
+   * a GET unless given.
+   */
+  readonly rateLimit?: RateLimitClass | 'none';
+}
+
+export type RateLimitClass = 'writes' | 'reads' | 'guest-sessions';
+
+/** The bucket an endpoint takes from, if any. */
+export function rateLimitOf(spec: Pick<EndpointSpec, 'rateLimit' | 'method'>): RateLimitClass | undefined {
+  const declared = spec.rateLimit ?? (spec.method === 'GET' ? 'none' : 'writes');
+  return declared === 'none' ? undefined : declared;
 }
 
 export const ENDPOINT = Symbol('mw:endpoint');
 
 /** Identity function that keeps the literal types of a spec (so handlers get typed input). */
-export function endpoint<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined>(
-  spec: EndpointSpec<P, Q, B>,
-): EndpointSpec<P, Q, B> {
+export function endpoint<
+  P extends z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+>(spec: EndpointSpec<P, Q, B>): EndpointSpec<P, Q, B> {
   return spec;
 }
 
@@ -66,9 +92,15 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** The validated input of an endpoint's handler. */
 export interface InputOf<E> {
-  readonly params: E extends EndpointSpec<infer P, z.ZodObject | undefined, z.ZodType | undefined> ? Out<P> : never;
-  readonly query: E extends EndpointSpec<z.ZodObject | undefined, infer Q, z.ZodType | undefined> ? Out<Q> : never;
-  readonly body: E extends EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, infer B> ? Out<B> : never;
+  readonly params: E extends EndpointSpec<infer P, z.ZodObject | undefined, z.ZodType | undefined>
+    ? Out<P>
+    : never;
+  readonly query: E extends EndpointSpec<z.ZodObject | undefined, infer Q, z.ZodType | undefined>
+    ? Out<Q>
+    : never;
+  readonly body: E extends EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, infer B>
+    ? Out<B>
+    : never;
 }
 
 const METHODS: Readonly<Record<HttpMethod, RequestMethod>> = {
@@ -107,7 +139,10 @@ export function endpointsOf(controllers: readonly Type<unknown>[]): EndpointSpec
 }
 
 /** Validates params, query and body with the endpoint's schemas (unknown body fields named one by one). */
-export function validateInput(spec: EndpointSpec, req: Pick<Request, 'params' | 'query' | 'body'>): InputOf<EndpointSpec> {
+export function validateInput(
+  spec: EndpointSpec,
+  req: Pick<Request, 'params' | 'query' | 'body'>,
+): InputOf<EndpointSpec> {
   const params = spec.params ? validate(spec.params, { ...req.params }, 'params') : undefined;
   const query = spec.query ? validate(spec.query, { ...(req.query as object) }, 'query') : undefined;
   let body: unknown;
@@ -119,14 +154,21 @@ export function validateInput(spec: EndpointSpec, req: Pick<Request, 'params' | 
 }
 
 function rejectUnknownBodyFields(spec: EndpointSpec, value: unknown): void {
-  if (!(spec.body instanceof z.ZodObject) || value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  if (
+    !(spec.body instanceof z.ZodObject) ||
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value)
+  )
+    return;
   const known = spec.body.shape as Record<string, unknown>;
   const unknown = Object.keys(value).filter((k) => !Object.prototype.hasOwnProperty.call(known, k));
   if (unknown.length === 0) return;
   const code = unknown.map((k) => spec.unknownFieldCode?.(k)).find((c) => c !== undefined);
   const problems: FieldProblem[] = unknown.slice(0, 20).map((k) => ({
     field: `body.${k}`,
-    message: spec.unknownFieldCode?.(k) && spec.unknownFieldMessage ? spec.unknownFieldMessage : 'unknown field',
+    message:
+      spec.unknownFieldCode?.(k) && spec.unknownFieldMessage ? spec.unknownFieldMessage : 'unknown field',
   }));
   throw AppError.validation(problems, code);
 }
@@ -134,7 +176,8 @@ function rejectUnknownBodyFields(spec: EndpointSpec, value: unknown): void {
 /** The validated input of the current request (`@Input() input: InputOf<typeof spec>`). */
 export const Input = createParamDecorator((_data: unknown, ctx: ExecutionContext) => {
   const spec = endpointOf(ctx.getHandler());
-  if (!spec) throw new Error(`@Input() on ${ctx.getClass().name}.${ctx.getHandler().name}, which has no @Endpoint()`);
+  if (!spec)
+    throw new Error(`@Input() on ${ctx.getClass().name}.${ctx.getHandler().name}, which has no @Endpoint()`);
   return validateInput(spec, ctx.switchToHttp().getRequest<Request>());
 });
 
