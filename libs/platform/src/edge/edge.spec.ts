@@ -77,6 +77,26 @@ describe('guest sessions', () => {
   it('refuses a short secret', () => {
     expect(() => new GuestSessions('short', 60)).toThrow(/at least 32/);
   });
+
+  it('rotates keys: signs with the current key (its id in the token), verifies the previous one, refuses a retired one', () => {
+    const k1 = { id: 'k1', secret: 'a'.repeat(32) };
+    const k2 = { id: 'k2', secret: 'b'.repeat(32) };
+    const before = new GuestSessions({ current: k1 }, 3600, () => now).issue();
+    expect(before.token.startsWith('gs2.k1.')).toBe(true);
+    const rotating = new GuestSessions({ current: k2, previous: k1 }, 3600, () => now);
+    const after = rotating.issue();
+    expect(after.token.startsWith('gs2.k2.')).toBe(true);
+    expect(rotating.verify(before.token).sessionId).toBe(before.sessionId);
+    expect(rotating.verify(after.token).sessionId).toBe(after.sessionId);
+    const retired = new GuestSessions({ current: k2 }, 3600, () => now);
+    expect(codeOf(() => retired.verify(before.token))).toBe('AUTH.INVALID_GUEST_SESSION unauthenticated');
+    // a token naming a key id cannot borrow another key's signature
+    const relabelled = before.token.replace('gs2.k1.', 'gs2.k2.');
+    expect(codeOf(() => rotating.verify(relabelled))).toBe('AUTH.INVALID_GUEST_SESSION unauthenticated');
+    expect(() => new GuestSessions({ current: k1, previous: { ...k2, id: 'k1' } }, 60)).toThrow(
+      /id of its own/,
+    );
+  });
 });
 
 describe('rate limiter', () => {
