@@ -30,7 +30,7 @@ export const cartsConfigSchema = baseConfigSchema
     CASSANDRA_REPLICATION_FACTOR: env.int(1, 1, 9),
     /** A cart lives this long after its last change; every write rewrites the whole cart with it (ADR 0060). */
     CART_TTL_SECONDS: env.int(SEVEN_DAYS, 1, 31_536_000),
-    /** HMAC-SHA256 key of guest sessions (`gs1.<uuid>.<expiry>.<signature>`, ADR 0007); at least 32 characters. */
+    /** HMAC-SHA256 key of guest sessions (`gs2.<key id>.<uuid>.<expiry>.<signature>`, ADR 0007); at least 32 characters. */
     GUEST_SESSION_SECRET: z
       .string()
       .min(32, 'must be at least 32 characters')

@@ -29,7 +29,7 @@ describe('carts API edge (real tokens from Keycloak, guest sessions)', () => {
     const r = await h.http('POST', '/guest-sessions');
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      guest_session: expect.stringMatching(/^gs1\./),
+      guest_session: expect.stringMatching(/^gs2\.k1\./),
       session_id: expect.any(String),
       expires_at: expect.any(String),
     });

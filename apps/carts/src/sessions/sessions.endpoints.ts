@@ -4,7 +4,7 @@ import { access, endpoint } from '@mw/platform';
 export const GuestSessionBody = z.object({
   guest_session: z
     .string()
-    .regex(/^gs1\.[0-9a-f-]{36}\.\d{1,12}\.[A-Za-z0-9_-]{43}$/)
+    .regex(/^gs2\.[a-z0-9-]{1,16}\.[0-9a-f-]{36}\.\d{1,12}\.[A-Za-z0-9_-]{43}$/)
     .meta({
       description:
         'Send it as the `X-Guest-Session` header; whoever holds it owns the guest carts of the session',
