@@ -1,7 +1,8 @@
 import { ConfigError } from '@mw/platform';
 import { DEV_GUEST_SESSION_SECRET, loadCartsConfig } from './config';
 
-const base = { KAFKA_BROKERS: '127.0.0.1:9092', CASSANDRA_CONTACT_POINTS: '127.0.0.1' };
+const unset = { KAFKA_BROKERS: '127.0.0.1:9092', CASSANDRA_CONTACT_POINTS: '127.0.0.1' };
+const base = { ...unset, NODE_ENV: 'test' };
 const problems = (env: Record<string, string>): string => {
   try {
     loadCartsConfig(env);
@@ -24,7 +25,7 @@ describe('carts configuration: guest sessions', () => {
 
   it('production requires a key of its own: missing or the development default stops the service, naming the variable', () => {
     expect(problems({ ...base, NODE_ENV: 'production' })).toMatch(
-      /^GUEST_SESSION_SECRET: is required in production/,
+      /^GUEST_SESSION_SECRET: is required unless NODE_ENV is development or test/,
     );
     expect(
       problems({ ...base, NODE_ENV: 'production', GUEST_SESSION_SECRET: DEV_GUEST_SESSION_SECRET }),
@@ -33,6 +34,39 @@ describe('carts configuration: guest sessions', () => {
       loadCartsConfig({ ...base, NODE_ENV: 'production', GUEST_SESSION_SECRET: 'p'.repeat(48) })
         .GUEST_SESSION_SECRET,
     ).toBe('p'.repeat(48));
+  });
+
+  it('fails closed when NODE_ENV is unset: the development key is refused, a key of its own is required', () => {
+    expect(problems(unset)).toMatch(
+      /^GUEST_SESSION_SECRET: is required unless NODE_ENV is development or test/,
+    );
+    expect(problems({ ...unset, GUEST_SESSION_SECRET: DEV_GUEST_SESSION_SECRET })).toMatch(
+      /^GUEST_SESSION_SECRET: /,
+    );
+    expect(loadCartsConfig({ ...unset, GUEST_SESSION_SECRET: 'u'.repeat(40) }).GUEST_SESSION_SECRET).toBe(
+      'u'.repeat(40),
+    );
+  });
+
+  it('rotation: a previous key and its id come together, with an id of their own', () => {
+    const own = { ...base, GUEST_SESSION_SECRET: 'n'.repeat(40), GUEST_SESSION_KEY_ID: 'k2' };
+    const c = loadCartsConfig({
+      ...own,
+      GUEST_SESSION_PREVIOUS_SECRET: 'o'.repeat(40),
+      GUEST_SESSION_PREVIOUS_KEY_ID: 'k1',
+    });
+    expect([c.GUEST_SESSION_KEY_ID, c.GUEST_SESSION_PREVIOUS_KEY_ID]).toEqual(['k2', 'k1']);
+    expect(problems({ ...own, GUEST_SESSION_PREVIOUS_SECRET: 'o'.repeat(40) })).toMatch(
+      /^GUEST_SESSION_PREVIOUS_KEY_ID: /,
+    );
+    expect(
+      problems({
+        ...own,
+        GUEST_SESSION_PREVIOUS_SECRET: 'o'.repeat(40),
+        GUEST_SESSION_PREVIOUS_KEY_ID: 'k2',
+      }),
+    ).toMatch(/^GUEST_SESSION_PREVIOUS_KEY_ID: must differ/);
+    expect(problems({ ...own, GUEST_SESSION_KEY_ID: 'Key 1' })).toMatch(/^GUEST_SESSION_KEY_ID: /);
   });
 
   it('refuses a key shorter than 32 characters anywhere', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { baseConfigSchema, env, loadConfig } from '@mw/platform';
 
+const keyId = z.string().regex(/^[a-z0-9-]{1,16}$/, 'must be 1–16 of a-z, 0-9, -');
 const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name');
 
 /** Cart lifetime after its last change, and the default lifetime of a guest session: 7 days. */
@@ -10,12 +11,15 @@ const NINETY_DAYS = 90 * ONE_DAY;
 
 /**
  * The guest-session key of development and tests (`npm start`, `npm test`), public on purpose:
- * refused when NODE_ENV=production, where GUEST_SESSION_SECRET must be set to a secret of its own.
+ * used only when NODE_ENV is explicitly development or test; anywhere else (production, or
+ * NODE_ENV unset) GUEST_SESSION_SECRET must be set to a secret of its own (fail closed).
  */
 export const DEV_GUEST_SESSION_SECRET = 'mobile-world-dev-guest-session-secret-not-for-production';
 
 export const cartsConfigSchema = baseConfigSchema
   .extend({
+    /** No default here: the development guest-session key needs NODE_ENV to say development or test. */
+    NODE_ENV: z.enum(['development', 'production', 'test']).optional(),
     HTTP_PORT: env.port(3003),
     CASSANDRA_CONTACT_POINTS: env.csv(),
     CASSANDRA_LOCAL_DATACENTER: z.string().min(1).default('datacenter1'),
@@ -26,11 +30,16 @@ export const cartsConfigSchema = baseConfigSchema
     CASSANDRA_REPLICATION_FACTOR: env.int(1, 1, 9),
     /** A cart lives this long after its last change; every write rewrites the whole cart with it (ADR 0060). */
     CART_TTL_SECONDS: env.int(SEVEN_DAYS, 1, 31_536_000),
-    /** HMAC-SHA256 key of guest sessions (`gs1.<uuid>.<expiry>.<signature>`, ADR 0007); at least 32 characters. */
+    /** HMAC-SHA256 key of guest sessions (`gs2.<key id>.<uuid>.<expiry>.<signature>`, ADR 0007); at least 32 characters. */
     GUEST_SESSION_SECRET: z
       .string()
       .min(32, 'must be at least 32 characters')
       .default(DEV_GUEST_SESSION_SECRET),
+    /** Named in every session this key signs (`gs2.<key id>.…`), so a rotation knows which key to check. */
+    GUEST_SESSION_KEY_ID: keyId.default('k1'),
+    /** During a key rotation: the key sessions issued before it were signed with; verified, never used to sign. */
+    GUEST_SESSION_PREVIOUS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    GUEST_SESSION_PREVIOUS_KEY_ID: keyId.optional(),
     /** A guest session (and with it access to its guest cart) lasts this long after it is issued. */
     GUEST_SESSION_TTL_SECONDS: env.int(SEVEN_DAYS, 60, 31_536_000),
     /**
@@ -48,6 +57,8 @@ export const cartsConfigSchema = baseConfigSchema
     MERGE_RELAY_MIN_AGE_MS: env.int(5000, 0, 600_000),
     /** A merge intent whose guest cart never started merging after this long lost its LWT: deleted. */
     MERGE_INTENT_GRACE_MS: env.int(60_000, 100, 86_400_000),
+    /** Active carts per owner (user or guest session); creating one more is a 409 CARTS.TOO_MANY_CARTS (ADR 0007). */
+    CARTS_MAX_ACTIVE_PER_OWNER: env.int(20, 1, 10_000),
     /** Lines per cart; the CheckoutRequested contract allows at most 100. */
     CART_MAX_LINES: env.int(100, 1, 100),
     KAFKA_GROUP_ID: z.string().min(1).default('carts'),
@@ -83,9 +94,28 @@ export const cartsConfigSchema = baseConfigSchema
     path: ['MERGE_INTENT_GRACE_MS'],
     message: 'must be longer than MERGE_RELAY_MIN_AGE_MS',
   })
-  .refine((c) => c.NODE_ENV !== 'production' || c.GUEST_SESSION_SECRET !== DEV_GUEST_SESSION_SECRET, {
-    path: ['GUEST_SESSION_SECRET'],
-    message: 'is required in production, and must not be the development default',
+  .refine(
+    (c) =>
+      c.GUEST_SESSION_SECRET !== DEV_GUEST_SESSION_SECRET ||
+      c.NODE_ENV === 'development' ||
+      c.NODE_ENV === 'test',
+    {
+      path: ['GUEST_SESSION_SECRET'],
+      message:
+        'is required unless NODE_ENV is development or test (production, or NODE_ENV unset), and must not be the development default',
+    },
+  )
+  .refine(
+    (c) =>
+      (c.GUEST_SESSION_PREVIOUS_SECRET === undefined) === (c.GUEST_SESSION_PREVIOUS_KEY_ID === undefined),
+    {
+      path: ['GUEST_SESSION_PREVIOUS_KEY_ID'],
+      message: 'and GUEST_SESSION_PREVIOUS_SECRET are given together',
+    },
+  )
+  .refine((c) => c.GUEST_SESSION_PREVIOUS_KEY_ID !== c.GUEST_SESSION_KEY_ID, {
+    path: ['GUEST_SESSION_PREVIOUS_KEY_ID'],
+    message: 'must differ from GUEST_SESSION_KEY_ID',
   });
 export type CartsConfig = z.infer<typeof cartsConfigSchema>;
 

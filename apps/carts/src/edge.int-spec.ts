@@ -29,7 +29,7 @@ describe('carts API edge (real tokens from Keycloak, guest sessions)', () => {
     const r = await h.http('POST', '/guest-sessions');
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      guest_session: expect.stringMatching(/^gs1\./),
+      guest_session: expect.stringMatching(/^gs2\.k1\./),
       session_id: expect.any(String),
       expires_at: expect.any(String),
     });
@@ -83,7 +83,7 @@ describe('carts API edge (real tokens from Keycloak, guest sessions)', () => {
       }).toEqual({ status: 401, code, field });
     }
     const real = await h.guest();
-    const sessionId = real['x-guest-session'].split('.')[1] as string;
+    const sessionId = real['x-guest-session'].split('.')[2] as string; // gs2.<key id>.<session id>.<expiry>.<signature>
     const forged = {
       'another session id': real['x-guest-session'].replace(
         sessionId,
@@ -178,20 +178,41 @@ describe('carts API edge (real tokens from Keycloak, guest sessions)', () => {
     expect((await fetch(`${h.url}/baskets`, { headers: alice })).status).toBe(404);
   });
 
-  it('rate-limits writes per caller — guest sessions per client IP — with 429 and Retry-After', async () => {
-    const limited = new CartsHarness({}, { rateLimitWritesPerMinute: 3 });
+  it('limits new guest sessions per client address (their own bucket), writes per caller, with 429 and Retry-After', async () => {
+    const limited = new CartsHarness({}, { rateLimitWritesPerMinute: 3, rateLimitGuestSessionsPerHour: 2 });
     await limited.start();
     try {
       const answers = [];
-      for (let i = 0; i < 4; i++)
-        answers.push(await fetch(`${limited.url}/guest-sessions`, { method: 'POST' }));
-      expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 429]);
-      expect(Number(answers[3]?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(await answers[3]?.json()).toMatchObject({ code: 'COMMON.RATE_LIMITED' });
-      // Reads are not limited.
+      for (let i = 0; i < 3; i++) answers.push(await fetch(`${limited.url}/guest-sessions`, { method: 'POST' }));
+      expect(answers.map((a) => a.status)).toEqual([201, 201, 429]);
+      expect(Number(answers[2]?.headers.get('retry-after'))).toBeGreaterThan(60); // an hour's bucket
+      expect(await answers[2]?.json()).toMatchObject({ code: 'COMMON.RATE_LIMITED' });
+      // each issued session writes from a bucket of its own, but only as many sessions as the address may have
+      const guest = { 'x-guest-session': String(((await answers[0]?.json()) as { guest_session: string }).guest_session) };
+      const creates = [];
+      for (let i = 0; i < 4; i++) creates.push((await limited.http('POST', '/carts', { zone: 'MSK' }, guest)).status);
+      expect(creates).toEqual([201, 201, 201, 429]);
       expect((await fetch(`${limited.url}/health`)).status).toBe(200);
     } finally {
       await limited.stop();
+    }
+  });
+
+  it('caps active carts per owner: one more is a 409 CARTS.TOO_MANY_CARTS, other owners are not affected', async () => {
+    const capped = new CartsHarness({ CARTS_MAX_ACTIVE_PER_OWNER: '2' });
+    await capped.start();
+    try {
+      const bob = await capped.as('bob');
+      expect([(await capped.http('POST', '/carts', { zone: 'MSK' }, bob)).status, (await capped.http('POST', '/carts', { zone: 'SPB' }, bob)).status]).toEqual([201, 201]);
+      const third = await capped.http('POST', '/carts', { zone: 'EKB' }, bob);
+      expect({ status: third.status, code: third.body['code'] }).toEqual({ status: 409, code: 'CARTS.TOO_MANY_CARTS' });
+      const guest = await capped.guest();
+      const guestStatuses = [];
+      for (let i = 0; i < 3; i++) guestStatuses.push((await capped.http('POST', '/carts', { zone: 'MSK' }, guest)).status);
+      expect(guestStatuses).toEqual([201, 201, 409]);
+      expect((await capped.http('POST', '/carts', { zone: 'MSK' }, await capped.as('alice'))).status).toBe(201);
+    } finally {
+      await capped.stop();
     }
   });
 });

@@ -168,6 +168,9 @@ export class Stack {
       OIDC_AUDIENCE: this.env.oidcAudience,
       // a handful of customers write far more than a person would: the limit is tested elsewhere
       RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
+      RATE_LIMIT_READS_PER_MINUTE: '1000000',
+      RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000',
+      CARTS_MAX_ACTIVE_PER_OWNER: '10000',
     };
     const cassandra = { CASSANDRA_CONTACT_POINTS: this.env.cassandraContactPoints.join(','), CASSANDRA_LOCAL_DATACENTER: this.env.cassandraDatacenter };
     switch (name) {

@@ -20,14 +20,30 @@ describe('inventory service', () => {
   const answer = (orderId: string, type: string) => waitFor(async () => h.eventsFor(orderId, type)[0], 30_000, `${type} for ${orderId}`);
 
   describe('HTTP', () => {
-    it('reads stock of a product in every configured zone, zero where none', async () => {
-      const res = await h.http('GET', `/stock/${p1}`);
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual([
-        expect.objectContaining({ zone: 'MSK', available: 10, reserved: 0 }),
-        expect.objectContaining({ zone: 'SPB', available: 0, version: 0 }),
-        expect.objectContaining({ zone: 'EKB', available: 0 }),
-      ]);
+    it('reads stock of a product in every configured zone, zero where none: staff see the whole level', async () => {
+      for (const who of ['stan', 'otto', 'sue'] as const) {
+        const res = await h.http('GET', `/stock/${p1}`, { as: who });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual([
+          expect.objectContaining({ zone: 'MSK', available: 10, reserved: 0, committed: 0 }),
+          expect.objectContaining({ zone: 'SPB', available: 0, version: 0, updated_at: null }),
+          expect.objectContaining({ zone: 'EKB', available: 0 }),
+        ]);
+      }
+    });
+
+    it('anyone else (no token, a customer) sees availability only — reserved and committed are sales figures', async () => {
+      for (const who of [undefined, 'alice'] as const) {
+        const res = await h.http('GET', `/stock/${p1}`, { as: who });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual([
+          { product_id: p1, zone: 'MSK', available: 10 },
+          { product_id: p1, zone: 'SPB', available: 0 },
+          { product_id: p1, zone: 'EKB', available: 0 },
+        ]);
+      }
+      // a token, when sent, must be valid
+      expect((await h.http('GET', `/stock/${p1}`, { headers: { authorization: 'Bearer a.b.c' } })).status).toBe(401);
     });
 
     it('sets a counted level as an adjustment and lists low stock per zone', async () => {
@@ -126,7 +142,7 @@ describe('inventory service', () => {
       await waitFor(async () => (await h.db.collection('ledger').countDocuments({ order_id: order })) === 2, 30_000, 'ledger flushed');
       const moves = await h.db.collection<{ kind: string; product_id: string; qty: number }>('ledger').find({ order_id: order }).sort({ at: 1 }).toArray();
       expect(moves.map((m) => [m.kind, m.product_id, m.qty])).toEqual([['reserve', first, 4], ['release', first, 4]]);
-      expect(((await h.http('GET', `/stock/${later}`)).body as unknown as { reserved: number }[])[0]?.reserved).toBe(0);
+      expect(((await h.http('GET', `/stock/${later}`, { as: 'stan' })).body as unknown as { reserved: number }[])[0]?.reserved).toBe(0);
       expect((await h.http('GET', `/ledger/check?product_id=${first}`, { as: 'service' })).body).toMatchObject({ ok: true });
     });
 
@@ -142,7 +158,7 @@ describe('inventory service', () => {
       expect(h.eventsFor(order).map((e) => e.type).sort()).toEqual(['StockCommitted', 'StockReserved']);
       const res = await h.http('GET', `/reservations/${order}`, { as: 'sue' });
       expect(res.body).toMatchObject({ status: 'committed', lines: [{ product_id: p1, qty: 2 }, { product_id: p2, qty: 1 }] });
-      expect(((await h.http('GET', `/stock/${p1}`)).body as unknown as { committed: number }[])[0]?.committed).toBe(2);
+      expect(((await h.http('GET', `/stock/${p1}`, { as: 'stan' })).body as unknown as { committed: number }[])[0]?.committed).toBe(2);
     });
 
     it('release is idempotent; commit after release is an error event with a code', async () => {
@@ -184,7 +200,7 @@ describe('inventory service', () => {
       };
       await h.sendRaw(order, JSON.stringify(envelope));
       expect((await answer(order, 'StockRejected')).payload['code']).toBe(code);
-      const levels = (await h.http('GET', `/stock/${p1}`)).body as unknown as { available: number; reserved: number }[];
+      const levels = (await h.http('GET', `/stock/${p1}`, { as: 'stan' })).body as unknown as { available: number; reserved: number }[];
       expect(levels[0]?.reserved).toBe(0);
     });
 
@@ -199,7 +215,7 @@ describe('inventory service', () => {
     it('publishes StockLevelChanged with the level and version for read models', async () => {
       const level = await waitFor(async () => h.events.filter((e) => e.type === 'StockLevelChanged' && e.payload['product_id'] === p1).at(-1), 30_000, 'a level event');
       expect(level.key).toBe(p1);
-      const doc = ((await h.http('GET', `/stock/${p1}`)).body as unknown as { available: number; version: number }[])[0]!;
+      const doc = ((await h.http('GET', `/stock/${p1}`, { as: 'stan' })).body as unknown as { available: number; version: number }[])[0]!;
       await waitFor(async () => h.events.some((e) => e.type === 'StockLevelChanged' && e.payload['product_id'] === p1 && e.payload['version'] === doc.version && e.payload['available'] === doc.available), 30_000, 'the current level published');
     });
   });

@@ -13,6 +13,7 @@ import { CommandsHandler } from './reservations/commands.handler';
 import { ReserveLimits } from './reservations/reservation';
 import { RESERVATIONS, ReservationsRepository } from './reservations/reservations.repository';
 import { ReservationsService } from './reservations/reservations.service';
+import { UnbackedReturns } from './reservations/unbacked-returns';
 import { LevelNotifier } from './stock/level-notifier';
 import { STOCK, StockRepository } from './stock/stock.repository';
 import { StockService } from './stock/stock.service';
@@ -38,9 +39,16 @@ export function inventoryProviders(config: Cfg): Provider[] {
     { provide: OutboxNudge, useValue: new OutboxNudge() },
     {
       provide: ReservationsService,
-      useFactory: (r: ReservationsRepository, s: StockRepository, e: InventoryEvents, o: OutboxNudge, l: ReserveLimits, log: Logger) =>
-        new ReservationsService(r, s, e, o, l, log),
-      inject: [ReservationsRepository, StockRepository, InventoryEvents, OutboxNudge, RESERVE_LIMITS, LOGGER],
+      useFactory: (
+        r: ReservationsRepository,
+        s: StockRepository,
+        e: InventoryEvents,
+        o: OutboxNudge,
+        l: ReserveLimits,
+        log: Logger,
+        m: Metrics,
+      ) => new ReservationsService(r, s, e, o, l, log, UnbackedReturns.withRegistry(log, m.registry)),
+      inject: [ReservationsRepository, StockRepository, InventoryEvents, OutboxNudge, RESERVE_LIMITS, LOGGER, Metrics],
     },
     {
       provide: CommandsHandler,

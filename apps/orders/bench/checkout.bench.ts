@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   const keyspace = `carts_${run}`.slice(0, 48);
   const ports: Record<Service, number> = { inventory: 0, carts: 0, orders: 0 };
   for (const s of Object.keys(ports) as Service[]) ports[s] = 20_000 + Math.floor(Math.random() * 20_000);
-  const base = { ...parentEnv, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: '3', RATE_LIMIT_WRITES_PER_MINUTE: '1000000' };
+  const base = { ...parentEnv, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: '3', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000', CARTS_MAX_ACTIVE_PER_OWNER: '10000' };
   const settings: Record<Service, Record<string, string>> = {
     inventory: { MONGO_DB: dbs.inventory, KAFKA_GROUP_ID: `inventory-${run}`, INVENTORY_COMMANDS_TOPIC: topics.commands, INVENTORY_EVENTS_TOPIC: topics.events },
     carts: {

@@ -58,5 +58,9 @@ export function testEdgeSettings(): EdgeSettings {
     oidc: { issuer, audience, clockSkewSeconds: 30 },
     corsOrigins: [],
     rateLimitWritesPerMinute: 1_000_000,
+    rateLimitReadsPerMinute: 1_000_000,
+    rateLimitGuestSessionsPerHour: 1_000_000,
+    rateLimitMaxKeys: 50_000,
+    trustProxy: false,
   };
 }

@@ -63,6 +63,7 @@ export const listActivity = endpoint({
     'fewer than `limit` items with a `next_cursor` to go on. The last page has `next_cursor: null`. A cursor this service did ' +
     "not issue is a 422 `CARTS.INVALID_CURSOR`, another user's a 422 `CARTS.FOREIGN_CURSOR` (both naming `query.cursor`).",
   access: access.roles('customer', 'support', 'operator'),
+  rateLimit: 'reads',
   query: z.strictObject({
     user_id: UserId.optional().meta({
       description: 'Support and operator only: whose activity to read (a customer must not send it: 403)',

@@ -70,8 +70,10 @@ export const createCart = endpoint({
   description:
     'A signed-in caller gets a user cart owned by the token subject; a guest (`X-Guest-Session` from POST /guest-sessions) ' +
     'gets a guest cart owned by the session. The owner is never taken from the body. The cart lives CART_TTL_SECONDS ' +
-    '(7 days) after its last change. A well-formed zone this deployment does not serve (ZONES) is refused with 422 CARTS.UNKNOWN_ZONE naming `body.zone`.',
+    '(7 days) after its last change. A well-formed zone this deployment does not serve (ZONES) is refused with 422 CARTS.UNKNOWN_ZONE naming `body.zone`. ' +
+    'An owner holds at most CARTS_MAX_ACTIVE_PER_OWNER (20) active carts: one more is a 409 CARTS.TOO_MANY_CARTS (check out, or let one expire).',
   access: access.userOrGuest,
+  errors: [409],
   body: z.strictObject({
     zone: ZoneCode.meta({ description: 'A served zone (ZONES, default MSK, SPB, EKB)', example: 'MSK' }),
   }),
@@ -99,6 +101,7 @@ export const listCarts = endpoint({
   summary: "Ids of the caller's carts in a status, newest first",
   description: 'The signed-in user’s own carts only (guest carts are reached by their id).',
   access: access.anyUser,
+  rateLimit: 'reads',
   query: z.strictObject({
     status: z
       .enum(['active', 'checking_out', 'ordered', 'abandoned'])

@@ -46,6 +46,7 @@ export class CartsService {
         'CARTS.UNKNOWN_ZONE',
       );
     }
+    await this.refuseBeyondCap(owner);
     const cart = newCart(
       { cart_id: randomUUID(), ...ownerColumns(owner), zone },
       new Date(),
@@ -54,6 +55,25 @@ export class CartsService {
     await this.repo.create(cart);
     if (owner.kind === 'user') await this.activity.record(cartActivity.created(owner.userId, cart));
     return this.view(cart);
+  }
+
+  /**
+   * An owner may hold CARTS_MAX_ACTIVE_PER_OWNER active carts (verified against the cart rows, like
+   * every list). Checked before the insert, not atomically: concurrent creates of one owner may pass
+   * it together, so the cap holds up to that owner's concurrency (which the write limit bounds).
+   */
+  private async refuseBeyondCap(owner: CartOwner): Promise<void> {
+    const max = this.config.CARTS_MAX_ACTIVE_PER_OWNER;
+    const active =
+      owner.kind === 'user'
+        ? await this.repo.cartsOfUser(owner.userId, 'active', max)
+        : await this.repo.cartsOfSession(owner.sessionId, ['active'], max);
+    if (active.length >= max) {
+      throw AppError.conflict(
+        'CARTS.TOO_MANY_CARTS',
+        `this owner already has ${max} active carts (the most allowed); check one out or let it expire`,
+      );
+    }
   }
 
   async get(cartId: string, owner: CartOwner): Promise<CartView> {

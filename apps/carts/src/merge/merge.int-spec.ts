@@ -186,8 +186,8 @@ describe('guest-cart merge on login (real Cassandra LWT, two service instances)'
     });
 
     const forged = guest['x-guest-session'].replace(
-      /^(gs1\.)[0-9a-f-]{36}/,
-      `$1${(await h.guest())['x-guest-session'].split('.')[1] ?? ''}`,
+      /^(gs2\.[a-z0-9-]+\.)[0-9a-f-]{36}/,
+      `$1${(await h.guest())['x-guest-session'].split('.')[2] ?? ''}`,
     );
     expect((await merge(alice, { 'x-guest-session': forged })).body).toMatchObject({
       code: 'AUTH.INVALID_GUEST_SESSION',

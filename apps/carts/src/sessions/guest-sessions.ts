@@ -10,7 +10,21 @@ export const GUEST_SESSIONS = Symbol('GUEST_SESSIONS');
  * provides accept exactly the same sessions.
  */
 export function guestSessionsOf(
-  config: Pick<CartsConfig, 'GUEST_SESSION_SECRET' | 'GUEST_SESSION_TTL_SECONDS'>,
+  config: Pick<
+    CartsConfig,
+    | 'GUEST_SESSION_SECRET'
+    | 'GUEST_SESSION_KEY_ID'
+    | 'GUEST_SESSION_PREVIOUS_SECRET'
+    | 'GUEST_SESSION_PREVIOUS_KEY_ID'
+    | 'GUEST_SESSION_TTL_SECONDS'
+  >,
 ): GuestSessions {
-  return new GuestSessions(config.GUEST_SESSION_SECRET, config.GUEST_SESSION_TTL_SECONDS);
+  const previous =
+    config.GUEST_SESSION_PREVIOUS_SECRET && config.GUEST_SESSION_PREVIOUS_KEY_ID
+      ? { id: config.GUEST_SESSION_PREVIOUS_KEY_ID, secret: config.GUEST_SESSION_PREVIOUS_SECRET }
+      : undefined;
+  return new GuestSessions(
+    { current: { id: config.GUEST_SESSION_KEY_ID, secret: config.GUEST_SESSION_SECRET }, previous },
+    config.GUEST_SESSION_TTL_SECONDS,
+  );
 }

@@ -64,6 +64,10 @@ export class CartsHarness {
       OIDC_AUDIENCE: oidc.audience,
       GUEST_SESSION_SECRET: TEST_GUEST_SESSION_SECRET,
       RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
+      RATE_LIMIT_READS_PER_MINUTE: '1000000',
+      RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000',
+      // suites create many carts of one user; the cap has a test of its own
+      CARTS_MAX_ACTIVE_PER_OWNER: '10000',
       LOG_LEVEL: 'warn',
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
       CASSANDRA_CONTACT_POINTS: env.cassandraContactPoints.join(','),

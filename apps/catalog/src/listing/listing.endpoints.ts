@@ -12,6 +12,7 @@ export const listNewInCategory = endpoint({
   description:
     'Eventually consistent: fed by the projector from catalog.products.v1. A malformed cursor is 422 CATALOG.INVALID_CURSOR; an unknown slug 404 CATALOG.CATEGORY_NOT_FOUND.',
   access: access.public,
+  rateLimit: 'reads',
   params: SlugParams,
   query: ListingQuery,
   response: { status: 200, description: 'One page', schema: ListingPage, example: listingExample },

@@ -19,6 +19,7 @@ export const searchProducts = endpoint({
     'Filters by category (with its sub-categories unless include_subcategories=false), price range and attributes. ' +
     'An unknown category is 422 CATALOG.UNKNOWN_CATEGORY, a cursor of another sort or a forged one 422 CATALOG.INVALID_CURSOR.',
   access: access.public,
+  rateLimit: 'reads',
   query: SearchQuery,
   response: {
     status: 200,

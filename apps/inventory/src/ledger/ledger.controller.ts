@@ -26,6 +26,7 @@ export const ledgerHistoryEndpoint = endpoint({
   summary: 'Movements of a product in a zone, newest first',
   description: 'Movements reach the ledger collection shortly after the change (the flusher moves them out of the stock document). Empty for a product never stocked in the zone.',
   access: access.roles('stock_manager', 'operator'),
+  rateLimit: 'reads',
   params: HistoryParams,
   query: HistoryQuery,
   response: { status: 200, description: 'The movements', schema: z.array(LedgerEntryView), example: [ledgerEntryExample] },

@@ -23,6 +23,7 @@ import {
 import { ReservationsRepository } from './reservations.repository';
 import { NEVER_SOLD, ReturnFailureCode, decideReturn } from './returns';
 import { StockReturns } from './stock-returns';
+import { UnbackedReturns } from './unbacked-returns';
 
 type ReserveCommand = PayloadOf<'inventory.commands.v1', 'ReserveStock'>;
 
@@ -41,8 +42,9 @@ export class ReservationsService {
     private readonly outbox: OutboxNudge,
     private readonly limits: ReserveLimits,
     private readonly logger: Logger,
+    unbackedReturns: UnbackedReturns = new UnbackedReturns(logger),
   ) {
-    this.returns = new StockReturns(reservations, stock, logger);
+    this.returns = new StockReturns(reservations, stock, logger, unbackedReturns);
   }
 
   async reserve(cmd: ReserveCommand): Promise<void> {

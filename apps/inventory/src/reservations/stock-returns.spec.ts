@@ -108,7 +108,7 @@ class Processor {
         world.recorded.add(productId);
       },
     };
-    void new StockReturns(orders, stock, { error: () => undefined })
+    void new StockReturns(orders, stock, { error: () => undefined, info: () => undefined })
       .applyAll(world.order())
       .then(
         (complete) => (this.complete = complete),

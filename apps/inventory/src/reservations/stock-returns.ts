@@ -4,6 +4,7 @@ import type { StockRepository } from '../stock/stock.repository';
 import type { Line, ReservationDoc } from './reservation';
 import type { ReservationsRepository } from './reservations.repository';
 import { nextReturnStep } from './returns';
+import { UnbackedReturns } from './unbacked-returns';
 
 /** What the return needs of the stock documents and of the orders (the repositories, or a model in tests). */
 export type ReturnStockPort = Pick<StockRepository, 'returnView' | 'returnCommitted' | 'dropReturnMark'>;
@@ -21,7 +22,8 @@ export class StockReturns {
   constructor(
     private readonly reservations: ReturnOrdersPort,
     private readonly stock: ReturnStockPort,
-    private readonly logger: Pick<Logger, 'error'>,
+    logger: Pick<Logger, 'error' | 'info'>,
+    private readonly unbackedReturns: UnbackedReturns = new UnbackedReturns(logger),
   ) {}
 
   /** True when every line is back on sale; false when a line is unbacked (the order stays pending). */
@@ -40,6 +42,7 @@ export class StockReturns {
       switch (next.step) {
         case 'done':
           if (next.dropMark) await this.stock.dropReturnMark(doc.zone, line.product_id, doc._id);
+          this.unbackedReturns.settled(doc._id, line.product_id);
           return true;
         case 'record':
           await this.record(doc, line);
@@ -51,10 +54,14 @@ export class StockReturns {
           }
           break; // the fence moved (a return on this document, perhaps this one by another processor): read again
         case 'unbacked':
-          this.logger.error(
-            { order_id: doc._id, product_id: line.product_id, zone: doc.zone, qty: line.qty },
-            'return not applied: the stock document does not hold the sold units',
-          );
+          // left pending and retried by every sweep; logged and counted once per line (ADR 0040: operator action)
+          this.unbackedReturns.unbacked({
+            order_id: doc._id,
+            product_id: line.product_id,
+            zone: doc.zone,
+            qty: line.qty,
+            committed: stock?.committed ?? null,
+          });
           return false;
         default:
           assertUnreachable(next);
@@ -71,5 +78,6 @@ export class StockReturns {
   private async record(doc: ReservationDoc, line: Line): Promise<void> {
     await this.reservations.recordReturnedLine(doc._id, line.product_id);
     await this.stock.dropReturnMark(doc.zone, line.product_id, doc._id);
+    this.unbackedReturns.settled(doc._id, line.product_id);
   }
 }

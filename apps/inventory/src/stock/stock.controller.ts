@@ -1,11 +1,12 @@
 import { Controller, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { z } from 'zod';
-import { access, AppError, type Caller, CurrentCaller, Endpoint, endpoint, Input, type InputOf } from '@mw/platform';
+import { access, AppError, type Caller, CurrentCaller, Endpoint, endpoint, hasRole, Input, type InputOf } from '@mw/platform';
 import {
   LowStockQuery,
   LowStockView,
   ProductParams,
+  PublicStockLevelView,
   RestockBody,
   RestockHeaders,
   SetStockBody,
@@ -15,7 +16,7 @@ import {
   stockLevelExample,
 } from './stock.dto';
 import { StockService } from './stock.service';
-import { StockLevel } from './stock';
+import { levelFor, STOCK_STAFF_ROLES, StockLevel } from './stock';
 import { etagOf, type StockActor, versionOf } from './stock-writes';
 
 const zoneNote = 'Zones are configuration (ZONES): a well-formed zone code the service does not serve is a 422 INVENTORY.UNKNOWN_ZONE naming `params.zone`.';
@@ -75,14 +76,21 @@ export const productStockEndpoint = endpoint({
   path: '/stock/:productId',
   tag: 'stock',
   summary: 'Availability of a product in every zone',
-  description: 'One entry per configured zone, zeros (version 0, updated_at null) where the product was never stocked; read from the primary.',
-  access: access.public,
+  description:
+    'One entry per configured zone, zeros where the product was never stocked; read from the primary. Anyone (no token, ' +
+    'or a customer) sees `{product_id, zone, available}` only: reserved and committed units are sales figures. A token with ' +
+    'the role stock_manager, operator or support sees the whole level: also `reserved`, `committed`, `version` (0: never ' +
+    'stocked) and `updated_at` (null: never stocked). A token, when sent, must be valid (401 otherwise).',
+  access: access.optionalUser,
   params: ProductParams,
   response: {
     status: 200,
-    description: 'The level in every zone',
-    schema: z.array(StockLevelView),
-    example: [stockLevelExample, { ...stockLevelExample, zone: 'SPB', available: 0, reserved: 0, committed: 0, version: 0, updated_at: null }],
+    description: 'The level in every zone: availability only, or the whole level for staff',
+    schema: z.array(z.union([StockLevelView.meta({ description: 'Staff: the whole level' }), PublicStockLevelView])),
+    example: [
+      { product_id: stockLevelExample.product_id, zone: 'MSK', available: 44 },
+      { product_id: stockLevelExample.product_id, zone: 'SPB', available: 0 },
+    ],
   },
 });
 
@@ -94,6 +102,7 @@ export const lowStockEndpoint = endpoint({
   summary: 'Items of a zone at or below a threshold of available units',
   description: 'Lowest available first. A well-formed zone code the service does not serve (zones are configuration) is a 422 INVENTORY.UNKNOWN_ZONE naming `query.zone`.',
   access: access.roles('stock_manager', 'operator'),
+  rateLimit: 'reads',
   query: LowStockQuery,
   response: { status: 200, description: 'The low items', schema: LowStockView, example: { zone: 'MSK', threshold: 5, items: [{ ...stockLevelExample, available: 3 }] } },
 });
@@ -128,8 +137,9 @@ export class StockController {
   }
 
   @Endpoint(productStockEndpoint)
-  ofProduct(@Input() { params }: InputOf<typeof productStockEndpoint>): Promise<StockLevel[]> {
-    return this.stock.ofProduct(params.productId);
+  async ofProduct(@Input() { params }: InputOf<typeof productStockEndpoint>, @CurrentCaller() caller: Caller): Promise<ReturnType<typeof levelFor>[]> {
+    const staff = hasRole(caller, ...STOCK_STAFF_ROLES);
+    return (await this.stock.ofProduct(params.productId)).map((level) => levelFor(level, staff));
   }
 
   @Endpoint(lowStockEndpoint)

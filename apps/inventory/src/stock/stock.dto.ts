@@ -57,6 +57,11 @@ export const StockLevelView = z.object({
   updated_at: IsoDateTime.nullable().meta({ description: 'Last change; null when never stocked in this zone' }),
 });
 
+/** What anyone sees of a stock level: availability only (reserved and committed are sales figures). */
+export const PublicStockLevelView = StockLevelView.pick({ product_id: true, zone: true, available: true }).meta({
+  description: 'Anonymous callers and customers: availability only',
+});
+
 export const stockLevelExample = {
   product_id: '5eed00000000000000000405',
   zone: 'MSK',

@@ -80,6 +80,17 @@ export interface StockLevel {
   readonly updated_at: string | null;
 }
 
+/** The staff roles that see a level's reserved and committed units, version and last change (ADR 0040). */
+export const STOCK_STAFF_ROLES = ['stock_manager', 'operator', 'support'] as const;
+
+/** What a caller may see of a level: staff everything, anyone else the availability only. */
+export function levelFor(
+  level: StockLevel,
+  staff: boolean,
+): StockLevel | Pick<StockLevel, 'product_id' | 'zone' | 'available'> {
+  return staff ? level : { product_id: level.product_id, zone: level.zone, available: level.available };
+}
+
 export function toLevel(doc: StockDoc): StockLevel {
   return {
     product_id: doc.product_id,

@@ -157,6 +157,7 @@ export const getSales = endpoint({
     'Net sales: an order counts from its confirmation, and comes out again when the customer cancels it after ' +
     `confirmation. Items without a category are counted under \`uncategorized\`. ${rangeNote} Operators only.`,
   access: operators,
+  rateLimit: 'reads',
   query: salesQuery,
   errors: [422],
   response: {
@@ -175,6 +176,7 @@ export const getTopProducts = endpoint({
   summary: 'Best-selling products per category',
   description: `Ranked by revenue (or units), net of reversed sales. ${rangeNote} Operators only.`,
   access: operators,
+  rateLimit: 'reads',
   query: topProductsQuery,
   errors: [422],
   response: {
@@ -193,6 +195,7 @@ export const getBasket = endpoint({
   summary: 'Sold orders, revenue and the average basket',
   description: `Average basket = revenue / sold orders, rounded half up to the kopeck. ${rangeNote} Operators only.`,
   access: operators,
+  rateLimit: 'reads',
   query: rangeQuery,
   errors: [422],
   response: {
@@ -215,6 +218,7 @@ export const getCancellations = endpoint({
     'cancelled for the customer); `sales_reversed` counts the ' +
     `cancellations after confirmation, whose sale came out of the figures. ${rangeNote} Operators only.`,
   access: operators,
+  rateLimit: 'reads',
   query: rangeQuery,
   errors: [422],
   response: {

@@ -126,6 +126,7 @@ export const listOrders = endpoint({
     'A customer lists their own orders: the user is the token subject, and sending `user_id` is refused with 403 `AUTH.FORBIDDEN`. ' +
     "Support and operator list anybody's orders with `user_id` (their own without it). The last page has `next_cursor: null`.",
   access: access.roles('customer', 'support', 'operator'),
+  rateLimit: 'reads',
   query: z.strictObject({
     user_id: UserId.optional().meta({
       description: 'Support and operator only: whose orders to list (a customer must not send it: 403)',

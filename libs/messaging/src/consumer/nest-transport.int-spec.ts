@@ -140,11 +140,12 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
   it('while a dependency is down: readiness 503 and a waiting partition in /metrics; both recover', async () => {
     await sendTo(2, 3);
     await waitFor(async () => (await fetch(`${url}/health/ready`)).status === 503, 30_000, 'readiness 503');
-    const body = (await (await fetch(`${url}/health/ready`)).json()) as {
+    const ops = { headers: { authorization: `Bearer ${await serviceToken()}` } };
+    // the checks' errors are for operators only (ADR 0007)
+    const body = (await (await fetch(`${url}/health/ready`, ops)).json()) as {
       checks: Record<string, { status: string; error?: string }>;
     };
     expect(body.checks['kafka-consumer']?.error).toMatch(/TEST\.DB_DOWN/);
-    const ops = { headers: { authorization: `Bearer ${await serviceToken()}` } };
     expect(await (await fetch(`${url}/metrics`, ops)).text()).toMatch(/kafka_consumer_partitions_waiting 1/);
     dependencyDown = false;
     await waitFor(async () => handled.includes(oid(3)), 30_000, 'handled once the dependency is back');

@@ -11,10 +11,15 @@ import {
   consumerTimeoutProblems,
   defaultConsumerTimeouts,
 } from './consumer-timeouts';
-import type { EdgeSettings } from '../edge/edge-settings';
+import type { EdgeSettings, TrustProxy } from '../edge/edge-settings';
 import type { GuestSessions } from '../edge/guest-session';
 import { buildOpenApi, type ApiDescription } from '../edge/openapi';
-import { edgeGuardOf, type EdgeOptions, installEdgeMiddleware, publishApiDocument } from '../edge/install-edge';
+import {
+  edgeGuardOf,
+  type EdgeOptions,
+  installEdgeMiddleware,
+  publishApiDocument,
+} from '../edge/install-edge';
 import { HttpErrorFilter, sendProblem } from '../http/exception.filter';
 import { HealthController } from '../health/health';
 import { MetricsController } from '../metrics/metrics';
@@ -143,7 +148,7 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
     json(req, res, (err?: unknown) => (err ? sendProblem(req, res, err, opts.logger) : next())),
   );
   app.useGlobalFilters(new HttpErrorFilter(opts.logger));
-  app.useGlobalGuards(edgeGuardOf(edge));
+  app.useGlobalGuards(edgeGuardOf(edge, opts.logger));
   app.enableShutdownHooks();
   publishApiDocument(app, edge);
 
@@ -187,8 +192,14 @@ export interface ServiceConfig {
   readonly OIDC_JWKS_URL?: string | undefined;
   readonly OIDC_AUDIENCE: string;
   readonly OIDC_CLOCK_SKEW_SECONDS: number;
+  readonly OIDC_JWKS_REFRESH_SECONDS: number;
+  readonly OIDC_JWKS_MAX_STALE_SECONDS: number;
   readonly CORS_ORIGINS: readonly string[];
   readonly RATE_LIMIT_WRITES_PER_MINUTE: number;
+  readonly RATE_LIMIT_READS_PER_MINUTE: number;
+  readonly RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: number;
+  readonly RATE_LIMIT_MAX_KEYS: number;
+  readonly TRUST_PROXY: TrustProxy;
 }
 
 /** The API-edge settings of a validated config (ADR 0007). */
@@ -199,9 +210,15 @@ export function edgeSettingsOf(config: ServiceConfig): EdgeSettings {
       jwksUrl: config.OIDC_JWKS_URL,
       audience: config.OIDC_AUDIENCE,
       clockSkewSeconds: config.OIDC_CLOCK_SKEW_SECONDS,
+      jwksRefreshSeconds: config.OIDC_JWKS_REFRESH_SECONDS,
+      jwksMaxStaleSeconds: config.OIDC_JWKS_MAX_STALE_SECONDS,
     },
     corsOrigins: config.CORS_ORIGINS,
     rateLimitWritesPerMinute: config.RATE_LIMIT_WRITES_PER_MINUTE,
+    rateLimitReadsPerMinute: config.RATE_LIMIT_READS_PER_MINUTE,
+    rateLimitGuestSessionsPerHour: config.RATE_LIMIT_GUEST_SESSIONS_PER_HOUR,
+    rateLimitMaxKeys: config.RATE_LIMIT_MAX_KEYS,
+    trustProxy: config.TRUST_PROXY,
   };
 }
 

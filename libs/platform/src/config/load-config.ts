@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { consumerTimeoutProblems } from '../bootstrap/consumer-timeouts';
 
@@ -13,13 +14,18 @@ export class ConfigError extends Error {
  * Parses and validates the environment once at startup into a typed, frozen object.
  * Nothing else in a service reads process.env.
  */
-export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+export function loadConfig<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<z.infer<S>> {
   const result = schema.safeParse(env);
   if (!result.success) {
     throw new ConfigError(
       result.error.issues.map((i) => {
         const name = i.path.join('.') || '(environment)';
-        return i.code === 'invalid_type' && env[name] === undefined ? `${name} is required` : `${name}: ${i.message}`;
+        return i.code === 'invalid_type' && env[name] === undefined
+          ? `${name} is required`
+          : `${name}: ${i.message}`;
       }),
     );
   }
@@ -30,32 +36,113 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Process
 
 /** Relations between variables of the base schema (a refinement would stop apps from extending it). */
 function crossFieldProblems(data: Record<string, unknown>): string[] {
-  const { KAFKA_SESSION_TIMEOUT_MS: session, KAFKA_HEARTBEAT_INTERVAL_MS: heartbeat, KAFKA_HANDLER_TIMEOUT_MS: handler } = data;
+  const { OIDC_JWKS_REFRESH_SECONDS: refresh, OIDC_JWKS_MAX_STALE_SECONDS: stale } = data;
+  const jwks =
+    typeof refresh === 'number' && typeof stale === 'number' && stale < refresh
+      ? [`OIDC_JWKS_MAX_STALE_SECONDS: must be at least OIDC_JWKS_REFRESH_SECONDS (${refresh})`]
+      : [];
+  return [...jwks, ...consumerProblems(data)];
+}
+
+function consumerProblems(data: Record<string, unknown>): string[] {
+  const {
+    KAFKA_SESSION_TIMEOUT_MS: session,
+    KAFKA_HEARTBEAT_INTERVAL_MS: heartbeat,
+    KAFKA_HANDLER_TIMEOUT_MS: handler,
+  } = data;
   if (typeof session !== 'number' || typeof heartbeat !== 'number' || typeof handler !== 'number') return [];
-  return consumerTimeoutProblems({ sessionTimeoutMs: session, heartbeatIntervalMs: heartbeat, handlerTimeoutMs: handler });
+  return consumerTimeoutProblems({
+    sessionTimeoutMs: session,
+    heartbeatIntervalMs: heartbeat,
+    handlerTimeoutMs: handler,
+  });
 }
 
 /** Env helpers: every variable is a string, these coerce and bound it. */
 export const env = {
   port: (def: number) => z.coerce.number().int().min(1).max(65535).default(def),
-  int: (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def),
+  int: (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+    z.coerce.number().int().min(min).max(max).default(def),
   csv: (def?: string) =>
     (def === undefined ? z.string() : z.string().default(def)).transform((s, ctx) => {
-      const items = s.split(',').map((x) => x.trim()).filter(Boolean);
-      if (items.length === 0) ctx.addIssue({ code: 'custom', message: 'must be a non-empty comma-separated list' });
+      const items = s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      if (items.length === 0)
+        ctx.addIssue({ code: 'custom', message: 'must be a non-empty comma-separated list' });
       return items;
     }),
-  bool: (def: boolean) => z.enum(['true', 'false', '1', '0']).default(def ? 'true' : 'false').transform((v) => v === 'true' || v === '1'),
+  bool: (def: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0'])
+      .default(def ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1'),
   mongoUrl: () => z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// connection string'),
   brokers: () =>
     z.string().transform((s, ctx) => {
-      const list = s.split(',').map((x) => x.trim()).filter(Boolean);
+      const list = s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
       if (list.length === 0 || list.some((b) => !/^[^:\s]+:\d{1,5}$/.test(b))) {
         ctx.addIssue({ code: 'custom', message: 'must be host:port[,host:port...]' });
       }
       return list;
     }),
 };
+
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address or CIDR (`10.0.0.0/8`, `fd00::/8`) of a proxy, or one of express's names (loopback, linklocal, uniquelocal). */
+function isProxyAddress(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY (ADR 0007): `false` (default: the socket's address is the client), a hop count 1–10
+ * (that many proxies in front, each appending to X-Forwarded-For), or a comma-separated list of the
+ * proxies' addresses/CIDRs. `true` (believe any X-Forwarded-For) is refused: a client could pick its
+ * own address and with it its rate-limit bucket.
+ */
+export const trustProxySetting = () =>
+  z
+    .string()
+    .default('false')
+    .transform((raw, ctx): false | number | string[] => {
+      const s = raw.trim();
+      if (s === 'false' || s === '0') return false;
+      if (/^\d+$/.test(s)) {
+        const hops = Number(s);
+        if (hops <= 10) return hops;
+        ctx.addIssue({ code: 'custom', message: 'a hop count is at most 10' });
+        return false;
+      }
+      if (s === 'true') {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'true would believe any X-Forwarded-For; give a hop count or the proxies’ addresses/CIDRs',
+        });
+        return false;
+      }
+      const entries = s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      const bad = entries.filter((e) => !isProxyAddress(e));
+      if (entries.length === 0 || bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be false, a hop count or a list of proxy addresses/CIDRs (not: ${bad.join(', ') || raw})`,
+        });
+      }
+      return entries;
+    });
 
 /** Settings every service shares: HTTP port, Kafka, logging, zones. */
 export const baseConfigSchema = z.object({
@@ -74,8 +161,13 @@ export const baseConfigSchema = z.object({
   KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 6_000, 300_000),
   KAFKA_HEARTBEAT_INTERVAL_MS: env.int(3_000, 100, 100_000),
   KAFKA_HANDLER_TIMEOUT_MS: env.int(20_000, 100, 300_000),
-  HTTP_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/).default('256kb'),
-  ZONES: env.csv('MSK,SPB,EKB').pipe(z.array(z.string().regex(/^[A-Z]{2,8}$/, 'zone codes are upper-case letters'))),
+  HTTP_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(kb|mb)$/)
+    .default('256kb'),
+  ZONES: env
+    .csv('MSK,SPB,EKB')
+    .pipe(z.array(z.string().regex(/^[A-Z]{2,8}$/, 'zone codes are upper-case letters'))),
   SHUTDOWN_TIMEOUT_MS: env.int(10_000, 100, 120_000),
   /** OIDC issuer whose access tokens the service accepts (ADR 0007); tools/infra's Keycloak by default. */
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:18080/realms/mobile-world'),
@@ -83,13 +175,34 @@ export const baseConfigSchema = z.object({
   OIDC_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_AUDIENCE: z.string().min(1).default('mobile-world-api'),
   OIDC_CLOCK_SKEW_SECONDS: env.int(30, 0, 300),
+  /** The issuer's key set is refreshed in the background once it is this old (ADR 0007). */
+  OIDC_JWKS_REFRESH_SECONDS: env.int(600, 10, 86_400),
+  /** While the issuer is down, the last good key set keeps verifying tokens this long after it was fetched (6 h). */
+  OIDC_JWKS_MAX_STALE_SECONDS: env.int(21_600, 60, 7 * 86_400),
   /** Browser origins allowed by CORS, comma-separated; none unless given. */
   CORS_ORIGINS: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
-    .pipe(z.array(z.url({ protocol: /^https?$/ }).refine((u) => !u.endsWith('/'), 'an origin has no trailing slash'))),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.url({ protocol: /^https?$/ }).refine((u) => !u.endsWith('/'), 'an origin has no trailing slash'),
+      ),
+    ),
   /** Writes (every method but GET) per caller (user, guest session or IP) per minute, per instance. */
   RATE_LIMIT_WRITES_PER_MINUTE: env.int(300, 1, 1_000_000),
+  /** Paged list reads and other expensive GETs per caller per minute, per instance. */
+  RATE_LIMIT_READS_PER_MINUTE: env.int(120, 1, 1_000_000),
+  /** New guest sessions (carts POST /guest-sessions) per client address per hour, per instance. */
+  RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: env.int(30, 1, 1_000_000),
+  /** Callers each limiter remembers; past it a new caller gets 503 COMMON.OVERLOADED instead of evicting a throttled one. */
+  RATE_LIMIT_MAX_KEYS: env.int(50_000, 100, 10_000_000),
+  /** Which proxies may name the client in X-Forwarded-For (express `trust proxy`): false | hop count | addresses/CIDRs. */
+  TRUST_PROXY: trustProxySetting(),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;

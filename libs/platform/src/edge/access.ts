@@ -14,10 +14,13 @@ export function isRole(value: string): value is Role {
 /**
  * - `public`: anyone, no credentials (catalog reads, liveness);
  * - `user`: a valid access token; with `roles`, the token must carry at least one of them;
- * - `user-or-guest`: a valid access token, or a signed guest session (carts before login).
+ * - `user-or-guest`: a valid access token, or a signed guest session (carts before login);
+ * - `optional-user`: anyone, but a bearer token, when sent, is verified (a bad one is a 401) and the
+ *   answer may show more to some roles (stock counters to staff, readiness details to operators).
  */
 export type Access =
   | { readonly kind: 'public' }
+  | { readonly kind: 'optional-user' }
   | { readonly kind: 'user'; readonly roles?: readonly Role[] }
   | { readonly kind: 'user-or-guest' };
 
@@ -26,6 +29,7 @@ export const access = {
   anyUser: { kind: 'user' } as Access,
   roles: (...roles: Role[]): Access => ({ kind: 'user', roles }),
   userOrGuest: { kind: 'user-or-guest' } as Access,
+  optionalUser: { kind: 'optional-user' } as Access,
 } as const;
 
 /** The verified caller of a request: the token's subject, or an anonymous guest session. */
@@ -51,6 +55,7 @@ export type AccessDecision = 'allow' | 'unauthenticated' | 'forbidden';
 export function decideAccess(rule: Access, caller: Caller): AccessDecision {
   switch (rule.kind) {
     case 'public':
+    case 'optional-user':
       return 'allow';
     case 'user-or-guest':
       return caller.kind === 'anonymous' ? 'unauthenticated' : 'allow';

@@ -3,6 +3,7 @@ import { AppError, httpStatusOf } from '../errors/app-error';
 import { access, decideAccess, type Caller } from './access';
 import { endpoint, validateInput } from './endpoint';
 import { GuestSessions } from './guest-session';
+import { addressKeyOf } from './client-address';
 import { allowedMethods } from './method-not-allowed';
 import { RateLimiter } from './rate-limiter';
 import { bearerTokenOf, rolesOf } from './token-verifier';
@@ -44,7 +45,9 @@ describe('access rules', () => {
   });
 
   it('reads realm roles from realm_access.roles and ignores unknown names', () => {
-    expect([...rolesOf({ realm_access: { roles: ['customer', 'offline_access', 'operator'] } } as never)]).toEqual(['customer', 'operator']);
+    expect([
+      ...rolesOf({ realm_access: { roles: ['customer', 'offline_access', 'operator'] } } as never),
+    ]).toEqual(['customer', 'operator']);
     expect(rolesOf({}).size).toBe(0);
     expect(rolesOf({ realm_access: { roles: 'customer' } } as never).size).toBe(0);
   });
@@ -52,8 +55,12 @@ describe('access rules', () => {
   it('takes only "Bearer <JWT>" from the Authorization header', () => {
     expect(bearerTokenOf(undefined)).toBeUndefined();
     expect(bearerTokenOf('Bearer aaa.bbb.ccc')).toBe('aaa.bbb.ccc');
-    expect(codeOf(() => bearerTokenOf('Basic dXNlcjpwYXNz'))).toBe('AUTH.MALFORMED_AUTHORIZATION unauthenticated');
-    expect(codeOf(() => bearerTokenOf('Bearer not-a-jwt'))).toBe('AUTH.MALFORMED_AUTHORIZATION unauthenticated');
+    expect(codeOf(() => bearerTokenOf('Basic dXNlcjpwYXNz'))).toBe(
+      'AUTH.MALFORMED_AUTHORIZATION unauthenticated',
+    );
+    expect(codeOf(() => bearerTokenOf('Bearer not-a-jwt'))).toBe(
+      'AUTH.MALFORMED_AUTHORIZATION unauthenticated',
+    );
   });
 });
 
@@ -80,6 +87,26 @@ describe('guest sessions', () => {
   it('refuses a short secret', () => {
     expect(() => new GuestSessions('short', 60)).toThrow(/at least 32/);
   });
+
+  it('rotates keys: signs with the current key (its id in the token), verifies the previous one, refuses a retired one', () => {
+    const k1 = { id: 'k1', secret: 'a'.repeat(32) };
+    const k2 = { id: 'k2', secret: 'b'.repeat(32) };
+    const before = new GuestSessions({ current: k1 }, 3600, () => now).issue();
+    expect(before.token.startsWith('gs2.k1.')).toBe(true);
+    const rotating = new GuestSessions({ current: k2, previous: k1 }, 3600, () => now);
+    const after = rotating.issue();
+    expect(after.token.startsWith('gs2.k2.')).toBe(true);
+    expect(rotating.verify(before.token).sessionId).toBe(before.sessionId);
+    expect(rotating.verify(after.token).sessionId).toBe(after.sessionId);
+    const retired = new GuestSessions({ current: k2 }, 3600, () => now);
+    expect(codeOf(() => retired.verify(before.token))).toBe('AUTH.INVALID_GUEST_SESSION unauthenticated');
+    // a token naming a key id cannot borrow another key's signature
+    const relabelled = before.token.replace('gs2.k1.', 'gs2.k2.');
+    expect(codeOf(() => rotating.verify(relabelled))).toBe('AUTH.INVALID_GUEST_SESSION unauthenticated');
+    expect(() => new GuestSessions({ current: k1, previous: { ...k2, id: 'k1' } }, 60)).toThrow(
+      /id of its own/,
+    );
+  });
 });
 
 describe('rate limiter', () => {
@@ -88,20 +115,48 @@ describe('rate limiter', () => {
     const limiter = new RateLimiter(3, 100, () => now);
     expect([1, 2, 3].map(() => limiter.take('u').ok)).toEqual([true, true, true]);
     const refused = limiter.take('u');
-    expect(refused).toEqual({ ok: false, retryAfterSeconds: 20 });
+    expect(refused).toEqual({ ok: false, reason: 'limited', retryAfterSeconds: 20 });
     expect(limiter.take('other').ok).toBe(true);
     now += 20_000;
     expect(limiter.take('u').ok).toBe(true);
     expect(limiter.take('u').ok).toBe(false);
   });
 
-  it('forgets the least recently used keys past its capacity', () => {
-    const limiter = new RateLimiter(1, 2, () => 0);
-    limiter.take('a');
-    limiter.take('b');
-    limiter.take('c'); // evicts a
-    expect(limiter.take('a').ok).toBe(true);
-    expect(limiter.take('c').ok).toBe(false);
+  it('a full table refuses new keys instead of evicting a throttled one; fully refilled buckets make room', () => {
+    let now = 0;
+    const limiter = new RateLimiter(1, 2, () => now);
+    expect(limiter.take('a')).toEqual({ ok: true });
+    expect(limiter.take('b')).toEqual({ ok: true });
+    expect(limiter.take('c')).toEqual({ ok: false, reason: 'full', retryAfterSeconds: 60 });
+    expect(limiter.take('a')).toMatchObject({ ok: false, reason: 'limited' }); // not reset by the flood
+    now += 30_000;
+    expect(limiter.take('c')).toMatchObject({ ok: false, reason: 'full' }); // nobody refilled yet
+    now += 31_000; // a and b are full again: the same as no bucket, so they may go
+    expect(limiter.take('c')).toEqual({ ok: true });
+    expect(limiter.size).toBeLessThanOrEqual(2);
+  });
+
+  it('a window other than a minute (guest sessions per hour)', () => {
+    let now = 0;
+    const limiter = new RateLimiter(2, 100, () => now, 3_600_000);
+    expect([limiter.take('ip'), limiter.take('ip')].every((v) => v.ok)).toBe(true);
+    expect(limiter.take('ip')).toEqual({ ok: false, reason: 'limited', retryAfterSeconds: 1800 });
+    now += 1_800_000;
+    expect(limiter.take('ip').ok).toBe(true);
+  });
+});
+
+describe('client address keys', () => {
+  it('IPv4 as is, IPv4-mapped IPv6 as IPv4, IPv6 by its /64', () => {
+    expect(addressKeyOf('203.0.113.9')).toBe('203.0.113.9');
+    expect(addressKeyOf('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    expect(addressKeyOf('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKeyOf('2001:0DB8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(addressKeyOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKeyOf('::1')).toBe('0:0:0:0::/64');
+    expect(addressKeyOf('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(addressKeyOf('64:ff9b::192.0.2.33')).toBe('64:ff9b:0:0::/64');
+    expect(addressKeyOf(undefined)).toBe('unknown');
   });
 });
 
@@ -123,10 +178,12 @@ describe('declared input', () => {
 
   it('validates params and body with the declared schemas, naming the field', () => {
     expect(validateInput(spec, { params, query: {}, body: { qty: 2 } }).body).toEqual({ qty: 2 });
-    expect(codeOf(() => validateInput(spec, { params, query: {}, body: { qty: 1.5 } }))).toBe('COMMON.VALIDATION_FAILED validation');
-    expect(codeOf(() => validateInput(spec, { params: { ...params, id: 'x' }, query: {}, body: { qty: 1 } }))).toBe(
+    expect(codeOf(() => validateInput(spec, { params, query: {}, body: { qty: 1.5 } }))).toBe(
       'COMMON.VALIDATION_FAILED validation',
     );
+    expect(
+      codeOf(() => validateInput(spec, { params: { ...params, id: 'x' }, query: {}, body: { qty: 1 } })),
+    ).toBe('COMMON.VALIDATION_FAILED validation');
   });
 
   it('reads only the declared headers: a missing If-Match is 428, a malformed header or a missing key 400 naming it', () => {
@@ -197,10 +254,12 @@ describe('400 or 422', () => {
     tag: 't',
     summary: 's',
     access: access.anyUser,
-    body: z.strictObject({ list: z.number().min(0), retail: z.number().min(0) }).refine((p) => p.retail <= p.list, {
-      message: 'retail must not exceed list',
-      path: ['retail'],
-    }),
+    body: z
+      .strictObject({ list: z.number().min(0), retail: z.number().min(0) })
+      .refine((p) => p.retail <= p.list, {
+        message: 'retail must not exceed list',
+        path: ['retail'],
+      }),
     response: { status: 200, description: 'ok' },
   });
 

@@ -1,4 +1,13 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, HttpCode, RequestMapping, RequestMethod, SetMetadata, Type } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  HttpCode,
+  RequestMapping,
+  RequestMethod,
+  SetMetadata,
+  Type,
+} from '@nestjs/common';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError, type FieldProblem } from '../errors/app-error';
@@ -54,11 +63,26 @@ export interface EndpointSpec<
     readonly contentType?: string;
   };
   /** Non-error answers with their own body (readiness: 503 with the failing checks). */
-  readonly otherResponses?: Readonly<Record<number, { readonly description: string; readonly schema: z.ZodType }>>;
+  readonly otherResponses?: Readonly<
+    Record<number, { readonly description: string; readonly schema: z.ZodType }>
+  >;
   /** Errors this operation answers besides 400/401/403/413/429 (which follow from its shape). */
   readonly errors?: readonly DocumentedError[];
-  /** Rate-limited per caller (default: every method but GET). */
-  readonly rateLimited?: boolean;
+  /**
+   * Which token bucket the call takes from (ADR 0007): `writes` per caller (the default of every
+   * method but GET), `reads` per caller (paged list reads and other expensive GETs must say so),
+   * `guest-sessions` per client address whoever calls (issuing anonymous identities); `none` for
+   * a GET unless given.
+   */
+  readonly rateLimit?: RateLimitClass | 'none';
+}
+
+export type RateLimitClass = 'writes' | 'reads' | 'guest-sessions';
+
+/** The bucket an endpoint takes from, if any. */
+export function rateLimitOf(spec: Pick<EndpointSpec, 'rateLimit' | 'method'>): RateLimitClass | undefined {
+  const declared = spec.rateLimit ?? (spec.method === 'GET' ? 'none' : 'writes');
+  return declared === 'none' ? undefined : declared;
 }
 
 export const ENDPOINT = Symbol('mw:endpoint');
@@ -160,14 +184,21 @@ function validateHeaders(schema: z.ZodObject, sent: Readonly<Record<string, stri
 }
 
 function rejectUnknownBodyFields(spec: EndpointSpec, value: unknown): void {
-  if (!(spec.body instanceof z.ZodObject) || value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  if (
+    !(spec.body instanceof z.ZodObject) ||
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value)
+  )
+    return;
   const known = spec.body.shape as Record<string, unknown>;
   const unknown = Object.keys(value).filter((k) => !Object.prototype.hasOwnProperty.call(known, k));
   if (unknown.length === 0) return;
   const code = unknown.map((k) => spec.unknownFieldCode?.(k)).find((c) => c !== undefined);
   const problems: FieldProblem[] = unknown.slice(0, 20).map((k) => ({
     field: `body.${k}`,
-    message: spec.unknownFieldCode?.(k) && spec.unknownFieldMessage ? spec.unknownFieldMessage : 'unknown field',
+    message:
+      spec.unknownFieldCode?.(k) && spec.unknownFieldMessage ? spec.unknownFieldMessage : 'unknown field',
   }));
   throw AppError.validation(problems, code);
 }
@@ -175,7 +206,8 @@ function rejectUnknownBodyFields(spec: EndpointSpec, value: unknown): void {
 /** The validated input of the current request (`@Input() input: InputOf<typeof spec>`). */
 export const Input = createParamDecorator((_data: unknown, ctx: ExecutionContext) => {
   const spec = endpointOf(ctx.getHandler());
-  if (!spec) throw new Error(`@Input() on ${ctx.getClass().name}.${ctx.getHandler().name}, which has no @Endpoint()`);
+  if (!spec)
+    throw new Error(`@Input() on ${ctx.getClass().name}.${ctx.getHandler().name}, which has no @Endpoint()`);
   return validateInput(spec, ctx.switchToHttp().getRequest<Request>());
 });
 

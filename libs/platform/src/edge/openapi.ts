@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { z } from 'zod';
-import { endpointsOf, type EndpointSpec } from './endpoint';
+import { endpointsOf, rateLimitOf, type EndpointSpec } from './endpoint';
 
 /** What a service publishes about its HTTP API: the document is built from these controllers' declarations. */
 export interface ApiDescription {
@@ -20,7 +20,9 @@ type JsonSchema = Record<string, unknown>;
 /** The problem body every error answers with (libs/platform HttpErrorFilter). */
 export const ProblemBody = z
   .object({
-    code: z.string().meta({ description: 'Stable error code, e.g. CARTS.NOT_FOUND', example: 'COMMON.VALIDATION_FAILED' }),
+    code: z
+      .string()
+      .meta({ description: 'Stable error code, e.g. CARTS.NOT_FOUND', example: 'COMMON.VALIDATION_FAILED' }),
     message: z.string(),
     errors: z.array(z.object({ field: z.string().meta({ example: 'body.qty' }), message: z.string() })),
     correlation_id: z.string().optional(),
@@ -31,19 +33,24 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   400: 'Invalid input: `errors[].field` names each offending field (`params.id`, `query.limit`, `body.qty`)',
   401: 'Missing, malformed, expired or otherwise invalid credentials (code AUTH.*)',
   403: 'The token lacks the role this operation needs (AUTH.FORBIDDEN)',
-  404: 'Not found — also what a customer gets for somebody else\'s resource (existence is not leaked)',
+  404: "Not found — also what a customer gets for somebody else's resource (existence is not leaked)",
   409: 'Conflicts with the current state of the resource',
   412: 'The precondition does not hold: the resource changed since the version sent in If-Match (its current ETag is in the answer)',
   413: 'Request body larger than the service accepts (COMMON.PAYLOAD_TOO_LARGE)',
   415: 'Request body in an unsupported encoding or charset',
   422: 'Matches this document but breaks a rule it cannot state (a referenced resource that does not exist, a cross-field rule, a cursor not issued here); `errors[].field` names the field',
   428: 'This write must be conditional: send If-Match with the ETag of the version you read (COMMON.PRECONDITION_REQUIRED)',
-  429: 'Too many writes by this caller; retry after `Retry-After` seconds (COMMON.RATE_LIMITED)',
-  503: 'A dependency (database, broker, identity provider) is unavailable; retry later',
+  429: 'Too many calls of this kind by this caller (writes, expensive reads, new guest sessions per address); retry after `Retry-After` seconds (COMMON.RATE_LIMITED)',
+  503: 'A dependency (database, broker, identity provider) is unavailable, or the rate limiter has no room for a new caller (COMMON.OVERLOADED, with `Retry-After`); retry later',
 };
 
 /** JSON Schema (2020-12, as OpenAPI 3.1 uses) of a zod schema; `$defs` move into components.schemas. */
-function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', prefix: string, components: Record<string, JsonSchema>): JsonSchema {
+function jsonSchemaOf(
+  schema: z.ZodType,
+  io: 'input' | 'output',
+  prefix: string,
+  components: Record<string, JsonSchema>,
+): JsonSchema {
   const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
   delete raw['$schema'];
   const defs = raw['$defs'] as Record<string, JsonSchema> | undefined;
@@ -54,7 +61,8 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', prefix: string,
     if (node === null || typeof node !== 'object') return node;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(node)) {
-      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) out[k] = `#/components/schemas/${rename(v.slice(8))}`;
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/'))
+        out[k] = `#/components/schemas/${rename(v.slice(8))}`;
       else if (k === '$ref' && v === '#') out[k] = `#/components/schemas/${prefix}`;
       else out[k] = rewrite(v);
     }
@@ -104,7 +112,10 @@ function errorStatusesOf(spec: EndpointSpec): number[] {
     statuses.add(413);
     statuses.add(415);
   }
-  if (spec.rateLimited ?? spec.method !== 'GET') statuses.add(429);
+  if (rateLimitOf(spec)) {
+    statuses.add(429);
+    statuses.add(503);
+  }
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -114,6 +125,8 @@ function securityOf(spec: EndpointSpec): JsonSchema[] {
       return [];
     case 'user':
       return [{ bearer: [] }];
+    case 'optional-user':
+      return [{}, { bearer: [] }];
     case 'user-or-guest':
       return [{ bearer: [] }, { guestSession: [] }];
   }
@@ -124,14 +137,21 @@ function accessText(spec: EndpointSpec): string {
     case 'public':
       return 'Access: anyone.';
     case 'user':
-      return spec.access.roles?.length ? `Access: a token with the role ${spec.access.roles.join(' or ')}.` : 'Access: any signed-in user.';
+      return spec.access.roles?.length
+        ? `Access: a token with the role ${spec.access.roles.join(' or ')}.`
+        : 'Access: any signed-in user.';
     case 'user-or-guest':
       return 'Access: a signed-in user, or a guest session (`X-Guest-Session`).';
+    case 'optional-user':
+      return 'Access: anyone; a bearer token, when sent, must be valid, and some roles see more (described above).';
   }
 }
 
 /** The OpenAPI 3.1 document of a service, from its endpoint declarations (ADR 0007). */
-export function buildOpenApi(api: ApiDescription, extraControllers: readonly Type<unknown>[] = []): JsonSchema {
+export function buildOpenApi(
+  api: ApiDescription,
+  extraControllers: readonly Type<unknown>[] = [],
+): JsonSchema {
   const components: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const problem = jsonSchemaOf(ProblemBody, 'output', 'Problem', components);
@@ -157,14 +177,20 @@ export function buildOpenApi(api: ApiDescription, extraControllers: readonly Typ
     for (const [status, other] of Object.entries(spec.otherResponses ?? {})) {
       responses[status] = {
         description: other.description,
-        content: { 'application/json': { schema: jsonSchemaOf(other.schema, 'output', `${spec.operationId}_${status}`, components) } },
+        content: {
+          'application/json': {
+            schema: jsonSchemaOf(other.schema, 'output', `${spec.operationId}_${status}`, components),
+          },
+        },
       };
     }
     for (const status of errorStatusesOf(spec)) {
       if (responses[String(status)]) continue;
       const headers: Record<string, JsonSchema> = {};
-      if (status === 429) headers['Retry-After'] = { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } };
-      if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer challenge', schema: { type: 'string' } };
+      if (status === 429 || (status === 503 && rateLimitOf(spec)))
+        headers['Retry-After'] = { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } };
+      if (status === 401)
+        headers['WWW-Authenticate'] = { description: 'Bearer challenge', schema: { type: 'string' } };
       responses[String(status)] = {
         description: ERROR_TEXT[status] ?? 'Error',
         ...(Object.keys(headers).length ? { headers } : {}),
@@ -202,7 +228,8 @@ export function buildOpenApi(api: ApiDescription, extraControllers: readonly Typ
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: 'An OAuth 2 access token from the Keycloak realm `mobile-world` (audience mobile-world-api).',
+      description:
+        'An OAuth 2 access token from the Keycloak realm `mobile-world` (audience mobile-world-api).',
     },
   };
   if (api.guestSessions) {

@@ -4,6 +4,8 @@
  * deletes the realm. No token is signed by the test.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AppError } from '../errors/app-error';
 import { TokenVerifier, type OidcSettings } from './token-verifier';
 
@@ -40,17 +42,73 @@ async function admin(method: string, path: string, body?: unknown): Promise<Resp
   return r;
 }
 
-const token = async (): Promise<string> =>
-  String(
-    (
-      await form(`${issuer}/protocol/openid-connect/token`, {
-        grant_type: 'password',
-        client_id: 'app',
-        username: 'uma',
-        password: 'pw',
-      })
-    )['access_token'],
-  );
+const grant = (extra: Record<string, string> = {}): Promise<Record<string, unknown>> =>
+  form(`${issuer}/protocol/openid-connect/token`, {
+    grant_type: 'password',
+    client_id: 'app',
+    username: 'uma',
+    password: 'pw',
+    ...extra,
+  });
+const token = async (): Promise<string> => String((await grant())['access_token']);
+
+/** Adds a new RS256 key at the issuer that outranks the existing one: new tokens carry its kid. */
+async function rotateKey(name: string, priority: number): Promise<void> {
+  const { id: realmId } = (await (await admin('GET', `/realms/${realm}`)).json()) as { id: string };
+  await admin('POST', `/realms/${realm}/components`, {
+    name,
+    providerId: 'rsa-generated',
+    providerType: 'org.keycloak.keys.KeyProvider',
+    parentId: realmId,
+    config: { priority: [String(priority)], algorithm: ['RS256'], keySize: ['2048'] },
+  });
+}
+
+type JwksMode = 'pass' | 'down' | '502' | 'not-json' | 'empty';
+
+/**
+ * A real HTTP server in front of the realm's JWKS that the test controls: it relays Keycloak's key
+ * set, or drops the connection, answers 502, answers HTML, or an empty key set. Counts fetches.
+ */
+class JwksFront {
+  mode: JwksMode = 'pass';
+  fetches = 0;
+  private server: Server | undefined;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => {
+      this.fetches++;
+      switch (this.mode) {
+        case 'down':
+          req.socket.destroy();
+          return;
+        case '502':
+          res
+            .writeHead(502, { 'content-type': 'text/html' })
+            .end('<html><body>502 Bad Gateway</body></html>');
+          return;
+        case 'not-json':
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
+          return;
+        case 'empty':
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[]}');
+          return;
+        case 'pass':
+          fetch(`${issuer}/protocol/openid-connect/certs`)
+            .then(async (r) =>
+              res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()),
+            )
+            .catch(() => req.socket.destroy());
+      }
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}/certs`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
 
 const kidOf = (jwt: string): string =>
   (JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString()) as { kid: string }).kid;
@@ -170,14 +228,7 @@ describe('TokenVerifier with real Keycloak tokens', () => {
     const verifier = new TokenVerifier(settings, { jwksCooldownMs: 500 });
     const before = await token();
     await verifier.verify(before); // key set fetched and cached
-    const { id: realmId } = (await (await admin('GET', `/realms/${realm}`)).json()) as { id: string };
-    await admin('POST', `/realms/${realm}/components`, {
-      name: 'rotated',
-      providerId: 'rsa-generated',
-      providerType: 'org.keycloak.keys.KeyProvider',
-      parentId: realmId,
-      config: { priority: ['500'], algorithm: ['RS256'], keySize: ['2048'] },
-    });
+    await rotateKey('rotated', 500);
     const after = await token();
     expect(kidOf(after)).not.toBe(kidOf(before));
     await new Promise((r) => setTimeout(r, 600));
@@ -189,5 +240,119 @@ describe('TokenVerifier with real Keycloak tokens', () => {
     const jwt = await token();
     const unreachable = new TokenVerifier({ ...settings, jwksUrl: 'http://127.0.0.1:9/certs' });
     expect(await refusal(unreachable, jwt)).toBe('AUTH.ISSUER_UNAVAILABLE unavailable');
+  });
+
+  it('refuses an ID token of the same issuer and audience (typ "ID", not a bearer access token)', async () => {
+    const answer = await grant({ scope: 'openid' });
+    const idToken = String(answer['id_token']);
+    expect(payloadOf(idToken)['typ']).toBe('ID');
+    // the ID token's audience is the client, so a verifier for that audience would otherwise accept it
+    const forClient = new TokenVerifier({ ...settings, audience: 'app' });
+    expect(await refusal(forClient, idToken)).toBe('AUTH.INVALID_TOKEN unauthenticated');
+    expect(payloadOf(String(answer['access_token']))['typ']).toBe('Bearer');
+    expect(await refusal(new TokenVerifier(settings), String(answer['access_token']))).toBe('accepted');
+  });
+
+  describe('while the identity provider is down (a JWKS endpoint the test controls)', () => {
+    const front = new JwksFront();
+    let jwksUrl = '';
+    const verifierOf = (
+      opts: { refreshMs?: number; maxStaleMs?: number; cooldownMs?: number } = {},
+    ): TokenVerifier =>
+      new TokenVerifier(
+        { ...settings, jwksUrl },
+        {
+          jwksRefreshMs: opts.refreshMs ?? 200,
+          jwksMaxStaleMs: opts.maxStaleMs ?? 3_600_000,
+          jwksCooldownMs: opts.cooldownMs ?? 100,
+        },
+      );
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    beforeAll(async () => {
+      jwksUrl = await front.start();
+    });
+    afterAll(() => front.stop());
+    beforeEach(() => {
+      front.mode = 'pass';
+    });
+
+    it('keeps verifying with the last good key set when the JWKS is down for longer than its refresh age', async () => {
+      const jwt = await token();
+      const verifier = verifierOf();
+      expect(await refusal(verifier, jwt)).toBe('accepted');
+      front.mode = 'down';
+      const fetchesBefore = front.fetches;
+      for (let i = 0; i < 4; i++) {
+        await sleep(250); // each time older than the refresh age: a background refresh is tried and fails
+        expect(await refusal(verifier, jwt)).toBe('accepted');
+      }
+      expect(front.fetches).toBeGreaterThan(fetchesBefore); // it did try to refresh
+      front.mode = 'pass';
+    });
+
+    it('answers 503 once the last good key set is older than the stale limit and the JWKS is still down', async () => {
+      const jwt = await token();
+      const verifier = verifierOf({ refreshMs: 100, maxStaleMs: 400 });
+      expect(await refusal(verifier, jwt)).toBe('accepted');
+      front.mode = '502';
+      await sleep(500);
+      expect(await refusal(verifier, jwt)).toBe('AUTH.ISSUER_UNAVAILABLE unavailable');
+      front.mode = 'pass';
+      await sleep(150); // past the cooldown of the failed attempt
+      expect(await refusal(verifier, jwt)).toBe('accepted');
+    });
+
+    it.each<[JwksMode, string]>([
+      ['502', 'a 502'],
+      ['not-json', 'an answer that is not JSON'],
+      ['empty', 'an empty key set'],
+      ['down', 'a dropped connection'],
+    ])(
+      'answers 503 AUTH.ISSUER_UNAVAILABLE, never 401, for %s (%s) when no key set is known',
+      async (mode) => {
+        const jwt = await token();
+        front.mode = mode;
+        expect(await refusal(verifierOf(), jwt)).toBe('AUTH.ISSUER_UNAVAILABLE unavailable');
+      },
+    );
+
+    it('during an outage a rotated key is a 503 (it cannot be fetched), the known key still verifies; after it, both do', async () => {
+      const verifier = verifierOf({ refreshMs: 3_600_000, cooldownMs: 200 });
+      const before = await token();
+      expect(await refusal(verifier, before)).toBe('accepted');
+      front.mode = '502';
+      await rotateKey('rotated-in-outage', 900);
+      const after = await token();
+      expect(kidOf(after)).not.toBe(kidOf(before));
+      expect(await refusal(verifier, after)).toBe('AUTH.ISSUER_UNAVAILABLE unavailable');
+      // within the cooldown of that failed refetch: still 503 (not 401), and no new fetch
+      const fetches = front.fetches;
+      expect(await refusal(verifier, after)).toBe('AUTH.ISSUER_UNAVAILABLE unavailable');
+      expect(front.fetches).toBe(fetches);
+      expect(await refusal(verifier, before)).toBe('accepted');
+      front.mode = 'pass';
+      await sleep(250);
+      expect(await refusal(verifier, after)).toBe('accepted');
+      expect(await refusal(verifier, before)).toBe('accepted');
+    });
+
+    it('an unknown kid with the JWKS up is a 401 and refetches at most once per cooldown', async () => {
+      const verifier = verifierOf({ refreshMs: 3_600_000, cooldownMs: 60_000 });
+      const jwt = await token();
+      expect(await refusal(verifier, jwt)).toBe('accepted');
+      const main = await form(`${issuerOfMain}/protocol/openid-connect/token`, {
+        grant_type: 'password',
+        client_id: 'mobile-world-web',
+        username: 'alice',
+        password: 'demo',
+      });
+      const foreign = String(main['access_token']);
+      const fetches = front.fetches;
+      // a foreign kid: issuer and audience are checked after the key is found, so the kid is what fails
+      expect(await refusal(verifier, foreign)).toBe('AUTH.INVALID_TOKEN unauthenticated');
+      expect(await refusal(verifier, foreign)).toBe('AUTH.INVALID_TOKEN unauthenticated');
+      expect(front.fetches - fetches).toBeLessThanOrEqual(1);
+    });
   });
 });
