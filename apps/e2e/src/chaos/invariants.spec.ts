@@ -23,7 +23,14 @@ const T0 = Date.UTC(2026, 0, 1);
 const at = (s: number): Date => new Date(T0 + s * 1000);
 
 /** How one order of the small run ended, with everything the databases hold for it. */
-type Kind = 'sold' | 'delivering' | 'returned' | 'declined' | 'rejected' | 'deadline-after-capture-call';
+type Kind =
+  | 'sold'
+  | 'delivering'
+  | 'returned'
+  | 'cancelled-while-committing'
+  | 'declined'
+  | 'rejected'
+  | 'deadline-after-capture-call';
 
 interface World extends Snapshot {
   orders: OrderRow[];
@@ -56,6 +63,7 @@ function run(
     'declined',
     'rejected',
     'deadline-after-capture-call',
+    'cancelled-while-committing',
   ],
 ): Run {
   const w: World = {
@@ -89,7 +97,9 @@ function run(
     const qty = 1 + (i % 2);
     const op = (key: string, name: string, status: string): void =>
       void w.operations.push({ _id: `${id}:${key}`, reference: id, op: name, outcome: { status } });
-    const history: { to: string; at: Date }[] = [{ to: 'AWAITING_PAYMENT', at: at(1) }];
+    const history: { to: string; event: string; at: Date }[] = [
+      { to: 'AWAITING_PAYMENT', event: 'StockReserved', at: at(1) },
+    ];
     let state = 'CANCELLED';
     let reason: string | null = null;
     let cartStatus = 'active';
@@ -106,20 +116,26 @@ function run(
         c.committed += qty;
         op('authorize', 'authorize', 'authorized');
         op('capture', 'capture', 'captured');
-        history.push({ to: 'COMMITTING', at: at(2) }, { to: 'CONFIRMED', at: at(3) });
+        history.push(
+          { to: 'COMMITTING', event: 'PaymentCaptured', at: at(2) },
+          { to: 'CONFIRMED', event: 'StockCommitted', at: at(3) },
+        );
         cartStatus = 'ordered';
         if (kind === 'returned') {
           move('return', qty, id);
           c.committed -= qty;
           c.available += qty;
           op('refund', 'refund', 'refunded');
-          history.push({ to: 'CANCELLING', at: at(4) }, { to: 'CANCELLED', at: at(5) });
+          history.push(
+            { to: 'CANCELLING', event: 'CancelRequested', at: at(4) },
+            { to: 'CANCELLED', event: 'StockReturned', at: at(5) },
+          );
           reason = 'CANCELLED_BY_USER';
           w.payments.push({ _id: id, status: 'refunded' });
           w.reservations.push({ _id: id, status: 'returned' });
         } else {
           state = kind === 'delivering' ? 'DELIVERING' : 'CONFIRMED';
-          if (kind === 'delivering') history.push({ to: 'DELIVERING', at: at(4) });
+          if (kind === 'delivering') history.push({ to: 'DELIVERING', event: 'DeliveryStarted', at: at(4) });
           w.payments.push({ _id: id, status: 'captured' });
           w.reservations.push({ _id: id, status: 'committed' });
         }
@@ -129,15 +145,34 @@ function run(
         move('release', qty, id);
         c.available += qty;
         op('authorize', 'authorize', 'declined');
-        history.push({ to: 'CANCELLED', at: at(2) });
+        history.push({ to: 'CANCELLED', event: 'PaymentDeclined', at: at(2) });
         reason = 'PAYMENT_DECLINED';
         w.payments.push({ _id: id, status: 'declined' });
         w.reservations.push({ _id: id, status: 'released', release_reason: 'compensation' });
         break;
       case 'rejected':
-        history.splice(0, 1, { to: 'CANCELLED', at: at(1) });
+        history.splice(0, 1, { to: 'CANCELLED', event: 'StockRejected', at: at(1) });
         reason = 'STOCK_REJECTED';
         w.reservations.push({ _id: id, status: 'rejected' });
+        break;
+      case 'cancelled-while-committing':
+        // the customer cancelled while the commit was in flight: sold by inventory and undone at once —
+        // never CONFIRMED (so its cart is active again), yet committed and returned in the ledger
+        reserve();
+        move('commit', qty, id);
+        move('return', qty, id);
+        c.available += qty;
+        op('authorize', 'authorize', 'authorized');
+        op('capture', 'capture', 'captured');
+        op('refund', 'refund', 'refunded');
+        history.push(
+          { to: 'COMMITTING', event: 'PaymentCaptured', at: at(2) },
+          { to: 'CANCELLING', event: 'StockCommitted', at: at(3) },
+          { to: 'CANCELLED', event: 'StockReturned', at: at(4) },
+        );
+        reason = 'CANCELLED_BY_USER';
+        w.payments.push({ _id: id, status: 'refunded' });
+        w.reservations.push({ _id: id, status: 'returned' });
         break;
       case 'deadline-after-capture-call':
         // the payment deadline passed during CAPTURE: the refund was contradicted (never captured), a void of round 1 closed it
@@ -147,7 +182,10 @@ function run(
         op('authorize', 'authorize', 'authorized');
         op('refund', 'refund', 'not_captured');
         op('void:r1', 'void', 'voided');
-        history.push({ to: 'CANCELLING', at: at(20) }, { to: 'CANCELLED', at: at(21) });
+        history.push(
+          { to: 'CANCELLING', event: 'DeadlinePassed', at: at(20) },
+          { to: 'CANCELLED', event: 'PaymentReversed', at: at(21) },
+        );
         reason = 'PAYMENT_DEADLINE_EXCEEDED';
         w.payments.push({ _id: id, status: 'voided' });
         w.reservations.push({ _id: id, status: 'released', release_reason: 'compensation' });
@@ -198,7 +236,7 @@ const paymentOf = (r: Run, n: number): { status: string } =>
   r.world.payments.find((x) => x._id === idOf(n)) as { status: string };
 
 describe('chaos invariants (checkSnapshot)', () => {
-  it('pass on a consistent run, with both idempotency-key styles of reversals', () => {
+  it('pass on a consistent run, with both idempotency-key styles of reversals and a cancel during the commit', () => {
     const r = run();
     const checked = checkSnapshot(r.world, r.opts);
     expect(checked.results.filter((i) => !i.ok)).toEqual([]);
@@ -206,14 +244,14 @@ describe('chaos invariants (checkSnapshot)', () => {
     expect(checked.outcomes).toEqual({
       CONFIRMED: 1,
       DELIVERING: 1,
-      'CANCELLED CANCELLED_BY_USER': 1,
+      'CANCELLED CANCELLED_BY_USER': 2,
       'CANCELLED PAYMENT_DECLINED': 1,
       'CANCELLED STOCK_REJECTED': 1,
       'CANCELLED PAYMENT_DEADLINE_EXCEEDED': 1,
     });
     expect(checked.reservations).toEqual({
       committed: 2,
-      returned: 1,
+      returned: 2,
       'released compensation': 2,
       rejected: 1,
     });
@@ -327,12 +365,17 @@ describe('chaos invariants (checkSnapshot)', () => {
     [
       'a sold order whose reservation was released',
       (r) => void Object.assign(reservationOf(r, 1), { status: 'released', release_reason: 'compensation' }),
-      'every reservation ends as its order (sold → committed, cancelled after confirmation → returned, before → released by the saga)',
+      'every reservation ends as its order (sold → committed, sold then cancelled → returned, cancelled unsold → released by the saga)',
+    ],
+    [
+      'a cancel during the commit whose sale was never undone (reservation still committed)',
+      (r) => void (reservationOf(r, 7).status = 'committed'),
+      'every reservation ends as its order (sold → committed, sold then cancelled → returned, cancelled unsold → released by the saga)',
     ],
     [
       'a cancel after confirmation whose units never came back (reservation still committed)',
       (r) => void (reservationOf(r, 3).status = 'committed'),
-      'every reservation ends as its order (sold → committed, cancelled after confirmation → returned, before → released by the saga)',
+      'every reservation ends as its order (sold → committed, sold then cancelled → returned, cancelled unsold → released by the saga)',
     ],
     [
       'ReleaseStock lost, the hold ended by the clock instead',
@@ -341,7 +384,7 @@ describe('chaos invariants (checkSnapshot)', () => {
         (r.world.ledger.find((e) => e.kind === 'release' && e.order_id === idOf(4)) as LedgerRow).kind =
           'expire';
       },
-      'every reservation ends as its order (sold → committed, cancelled after confirmation → returned, before → released by the saga)',
+      'every reservation ends as its order (sold → committed, sold then cancelled → returned, cancelled unsold → released by the saga)',
     ],
     [
       'ReleaseStock lost, the hold ended by the clock instead (the expiry itself)',
@@ -355,7 +398,7 @@ describe('chaos invariants (checkSnapshot)', () => {
     [
       'a cancelled order whose reservation was never released (no ReleaseStock reached inventory)',
       (r) => void r.world.reservations.splice(r.world.reservations.indexOf(reservationOf(r, 6)), 1),
-      'every reservation ends as its order (sold → committed, cancelled after confirmation → returned, before → released by the saga)',
+      'every reservation ends as its order (sold → committed, sold then cancelled → returned, cancelled unsold → released by the saga)',
     ],
     [
       'units of a cancelled order returned twice (and counted as available again)',

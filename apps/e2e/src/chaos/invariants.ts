@@ -53,7 +53,8 @@ export interface OrderRow {
   cart_id: string;
   zone: string;
   items: { product_id: string; qty: number }[];
-  saga: { state: string; reason: string | null; history: { to: string; at: Date }[] };
+  /** `event`: the input of each transition (a StockCommitted one means inventory sold the order's units). */
+  saga: { state: string; reason: string | null; history: { to: string; event: string; at: Date }[] };
 }
 
 /** The PSP simulator's `payment_sim_payments`: the current state of one payment reference (an order). */
@@ -124,6 +125,12 @@ const TERMINAL = new Set(['CONFIRMED', 'DELIVERING', 'COMPLETED', 'CANCELLED']);
 const SOLD = new Set(['CONFIRMED', 'DELIVERING', 'COMPLETED']);
 /** Confirmed at some point: its cart was ordered for good, even if the customer cancelled the order afterwards. */
 const everConfirmed = (o: OrderRow): boolean => o.saga.history.some((h) => h.to === 'CONFIRMED');
+/**
+ * Sold by inventory at some point: confirmed, or cancelled by its customer while the commit was in
+ * flight (COMMITTING → CANCELLING on StockCommitted: the sale happened and is undone, never CONFIRMED).
+ */
+const everSold = (o: OrderRow): boolean =>
+  o.saga.history.some((h) => h.to === 'CONFIRMED' || h.event === 'StockCommitted');
 /** The PSP operations that move money or close an authorization, with the outcome that says they did. */
 const EFFECTIVE: Readonly<Record<string, string>> = {
   capture: 'captured',
@@ -437,10 +444,11 @@ function ledgerOf(s: Snapshot): LedgerRow[] {
 
 /**
  * How each order's reservation ended, and who ended its holds: a sold order's reservation is
- * committed, one cancelled after confirmation returned, one cancelled before confirmation released
- * by the saga's ReleaseStock (or rejected) — never by the clock (the run uses the production hold,
- * longer than the run, so a lost ReleaseStock cannot hide behind an expiry). Every order's units are
- * committed once if it was ever confirmed and returned once if cancelled since, in the ledger.
+ * committed; one sold and cancelled since (after confirmation, or by its customer while the commit
+ * was in flight) returned; one cancelled before any sale released by the saga's ReleaseStock (or
+ * rejected) — never by the clock (the run uses the production hold, longer than the run, so a lost
+ * ReleaseStock cannot hide behind an expiry). Per order the ledger holds its units as `commit` once
+ * if it was ever sold and as `return` once if it was cancelled since.
  */
 function reservationInvariants(s: Snapshot, terminal: readonly OrderRow[]): InvariantResult[] {
   const results: InvariantResult[] = [];
@@ -457,13 +465,14 @@ function reservationInvariants(s: Snapshot, terminal: readonly OrderRow[]): Inva
   for (const o of terminal) {
     const r = reservationOf.get(o._id.toLowerCase());
     const confirmed = everConfirmed(o);
+    const soldOnce = everSold(o);
     const sold = SOLD.has(o.saga.state);
     let ok: boolean;
     let want: string;
     if (sold) {
       want = 'committed';
       ok = r?.status === 'committed';
-    } else if (confirmed) {
+    } else if (soldOnce) {
       want = 'returned';
       ok = r?.status === 'returned';
     } else {
@@ -477,6 +486,7 @@ function reservationInvariants(s: Snapshot, terminal: readonly OrderRow[]): Inva
         order: o._id,
         state: o.saga.state,
         confirmed,
+        sold_once: soldOnce,
         want,
         reservation: r
           ? { status: r.status, release_reason: r.release_reason ?? null, pending: r.pending ?? null }
@@ -487,8 +497,8 @@ function reservationInvariants(s: Snapshot, terminal: readonly OrderRow[]): Inva
       const p = l.product_id.toLowerCase();
       const committed = moved.get(`${o._id.toLowerCase()}:commit:${p}`) ?? 0;
       const returned = moved.get(`${o._id.toLowerCase()}:return:${p}`) ?? 0;
-      const wantCommitted = confirmed ? l.qty : 0;
-      const wantReturned = confirmed && !sold ? l.qty : 0;
+      const wantCommitted = soldOnce ? l.qty : 0;
+      const wantReturned = soldOnce && !sold ? l.qty : 0;
       if (committed !== wantCommitted || returned !== wantReturned)
         unitsOff.push({
           order: o._id,
@@ -501,7 +511,7 @@ function reservationInvariants(s: Snapshot, terminal: readonly OrderRow[]): Inva
     }
   }
   results.push({
-    name: 'every reservation ends as its order (sold → committed, cancelled after confirmation → returned, before → released by the saga)',
+    name: 'every reservation ends as its order (sold → committed, sold then cancelled → returned, cancelled unsold → released by the saga)',
     ok: reservationOff.length === 0,
     value: `${reservationOff.length} of ${terminal.length} orders off`,
     details: first(reservationOff),
