@@ -201,21 +201,37 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     await ledgerOk();
   });
 
-  it('stock short: two carts race for the last unit → the second order CANCELLED (STOCK_REJECTED), its cart active again, nothing charged', async () => {
+  it('stock short: two carts race for the last unit at once → exactly one CONFIRMED, the other CANCELLED (STOCK_REJECTED), its cart active again, nothing charged to it', async () => {
     const p = await product('500.00', 1);
-    const first = await cart(customer(1), [[p, 1]]);
-    const second = await cart(customer(2), [[p, 1]]);
-
-    const a = await checkout(first);
-    expect((await terminal(a.orderId)).state).toBe('CONFIRMED');
-    const b = await checkout(second);
-    const order = await terminal(b.orderId);
-    expect(order).toMatchObject({ state: 'CANCELLED', status: 'cancelled', reason: 'STOCK_REJECTED' });
-    expect((await reservation(b.orderId)).status).toBe('rejected');
+    const carts = [await cart(customer(1), [[p, 1]]), await cart(customer(2), [[p, 1]])];
+    // Both checkouts start together, and inventory is paused until both ReserveStock commands are on
+    // the topic: the last unit is contested by two reservations in flight at once, never sold before
+    // the second checkout begins.
+    const inventory = s.pid('inventory');
+    process.kill(inventory, 'SIGSTOP');
+    let started: Awaited<ReturnType<typeof checkout>>[] = [];
+    try {
+      started = await Promise.all(carts.map((c) => checkout(c)));
+      const commanded = (orderId: string): boolean => s.recorded.some((m) => m.type === 'ReserveStock' && m.payload['order_id'] === orderId);
+      await waitFor(async () => started.every((o) => commanded(o.orderId)) || undefined, 30_000, 'both ReserveStock commands on the topic');
+    } finally {
+      process.kill(inventory, 'SIGCONT');
+    }
+    const orders = await Promise.all(started.map((o) => terminal(o.orderId)));
+    expect(orders.map((o) => (o.state === 'CONFIRMED' ? o.state : `${o.state} ${o.reason}`)).sort()).toEqual(['CANCELLED STOCK_REJECTED', 'CONFIRMED']);
+    const w = orders.findIndex((o) => o.state === 'CONFIRMED');
+    const winner = started[w]?.orderId ?? '';
+    const loser = started[1 - w]?.orderId ?? '';
+    const winnerCart = carts[w] ?? '';
+    const loserCart = carts[1 - w] ?? '';
     await stockIs(p, { available: 0, reserved: 0, committed: 1 });
-    await cartStatus(second, 'active');
-    await cartStatus(first, 'ordered');
-    expect(await payments(b.orderId)).toHaveLength(0);
+    expect((await reservation(winner)).status).toBe('committed');
+    expect((await reservation(loser)).status).toBe('rejected');
+    await cartStatus(winnerCart, 'ordered');
+    await cartStatus(loserCart, 'active');
+    expect((await ops(winner, 'capture')).map((o) => o.outcome.status)).toEqual(['captured']);
+    expect(await payments(loser)).toHaveLength(0);
+    await ledgerOk();
   });
 
   it('payment declined → stock released by the saga (not by expiry), order CANCELLED (PAYMENT_DECLINED), cart active, nothing captured', async () => {

@@ -85,7 +85,8 @@ async function main(): Promise<void> {
   const kafka = new Kafka({ clientId: 'inventory-bench', brokers: infra['KAFKA_BROKERS']!.split(','), logLevel: logLevel.NOTHING });
   const publisher = new KafkaPublisher(kafka);
   let child: ChildProcess | undefined;
-  const replies = new Map<string, number>();
+  /** First reply per order id: when it was seen and whether it reserved. */
+  const replies = new Map<string, { at: number; type: string }>();
   const consumer = kafka.consumer({ groupId: uniqueName('inventory_bench_probe') });
   const results: Record<string, unknown>[] = [];
   try {
@@ -93,12 +94,14 @@ async function main(): Promise<void> {
     await waitHttp(`http://127.0.0.1:${serviceEnv.HTTP_PORT}/health/ready`, 90_000);
     await consumer.connect();
     await consumer.subscribe({ topics: [eventsTopic], fromBeginning: true });
-    let answered = 0;
+    // The running scenario's commands and how many of them are answered: a late reply to an earlier
+    // scenario's command is not counted as this one's (it would shrink the in-flight count).
+    let current: { sent: ReadonlyMap<string, number>; answered: number } | undefined;
     const onReply = (value: Buffer | null): void => {
       const e = JSON.parse(value?.toString() ?? '{}') as { type: string; payload: { order_id?: string } };
       if ((e.type === 'StockReserved' || e.type === 'StockRejected') && e.payload.order_id && !replies.has(e.payload.order_id)) {
-        replies.set(e.payload.order_id, performance.now());
-        answered++;
+        replies.set(e.payload.order_id, { at: performance.now(), type: e.type });
+        if (current?.sent.has(e.payload.order_id)) current.answered++;
       }
     };
     await consumer.run({ eachMessage: async ({ message }) => onReply(message.value) });
@@ -112,7 +115,7 @@ async function main(): Promise<void> {
     await bareProbe.connect();
     await bareProbe.subscribe({ topics: [bareEvents], fromBeginning: true });
     await bareProbe.run({ eachMessage: async ({ message }) => onReply(message.value) });
-    const stopBare = await startBareLoop(kafka, db, bareCommands, bareEvents);
+    const bare = await startBareLoop(kafka, db, bareCommands, bareEvents);
     const scenarios: Scenario[] = [
       { name: 'one hot product', products: 1, inFlight: 32, orders: ORDERS_PER_SCENARIO },
       { name: '1,000 products', products: 1000, inFlight: 32, orders: ORDERS_PER_SCENARIO },
@@ -124,8 +127,10 @@ async function main(): Promise<void> {
       await seed(db, scenario.products, 0xbe00 + s, scenario.orders);
       results.push(await run(scenario, 0xbe00 + s));
     }
-    await stopBare();
+    await bare.stop();
     await bareProbe.disconnect();
+    // the bare loop's figure is a limit only if every one of its guarded updates really took a hold
+    if (bare.misses() > 0) throw new Error(`bare loop: ${bare.misses()} guarded stock updates matched no document (no hold taken): its rate is not a reservation rate`);
     const rate = (name: string) => Number(results.find((r) => r['scenario'] === name)?.['reservations_per_second'] ?? NaN);
     const ratios = {
       hot_product: Number((rate('one hot product') / rate('bare kafkajs + driver loop: one hot product')).toFixed(2)),
@@ -156,11 +161,13 @@ async function main(): Promise<void> {
       const sent = new Map<string, number>();
       const deadline = Date.now() + SCENARIO_BUDGET_MS;
       const started = performance.now();
-      const answeredBefore = answered;
+      const mine = { sent, answered: 0 };
+      current = mine;
+      const missesBefore = bare.misses();
       const topic = scenario.bare ? bareCommands : commandsTopic;
       let next = 0;
       while (next < scenario.orders && Date.now() < deadline) {
-        const outstanding = sent.size - (answered - answeredBefore);
+        const outstanding = sent.size - mine.answered;
         if (outstanding >= scenario.inFlight) {
           await sleep(2);
           continue;
@@ -176,16 +183,21 @@ async function main(): Promise<void> {
         await publisher.publishAll(batch);
       }
       while ([...sent.keys()].some((id) => !replies.has(id)) && Date.now() < deadline + 30_000) await sleep(10);
-      const latencies = [...sent].filter(([id]) => replies.has(id)).map(([id, t]) => replies.get(id)! - t).sort((a, b) => a - b);
-      const last = Math.max(...[...sent.keys()].map((id) => replies.get(id) ?? 0));
+      current = undefined;
+      const latencies = [...sent].filter(([id]) => replies.has(id)).map(([id, t]) => replies.get(id)!.at - t).sort((a, b) => a - b);
+      const reserved = [...sent.keys()].filter((id) => replies.get(id)?.type === 'StockReserved').length;
+      const last = Math.max(...[...sent.keys()].map((id) => replies.get(id)?.at ?? 0));
       const r = {
         scenario: scenario.name,
         products: scenario.products,
         in_flight: scenario.inFlight,
         commands_sent: sent.size,
         replies: latencies.length,
+        rejected: latencies.length - reserved,
+        ...(scenario.bare ? { guarded_updates_unmatched: bare.misses() - missesBefore } : {}),
         seconds: Number(((last - started) / 1000).toFixed(2)),
-        reservations_per_second: Number((latencies.length / ((last - started) / 1000)).toFixed(1)),
+        // reservations made, not replies: a rejection is not a reservation
+        reservations_per_second: Number((reserved / ((last - started) / 1000)).toFixed(1)),
         latency_ms: { p50: Math.round(pct(latencies, 50)), p90: Math.round(pct(latencies, 90)), p99: Math.round(pct(latencies, 99)), max: Math.round(latencies.at(-1) ?? NaN) },
       };
       console.log(JSON.stringify(r));
@@ -207,7 +219,7 @@ async function main(): Promise<void> {
  * The limit beside the service's figure: the same messages and the same hot-path writes, with no
  * framework, validation, outbox relay or background loops — kafkajs and the driver only.
  */
-async function startBareLoop(kafka: Kafka, db: ReturnType<MongoClient['db']>, commandsTopic: string, eventsTopic: string): Promise<() => Promise<void>> {
+async function startBareLoop(kafka: Kafka, db: ReturnType<MongoClient['db']>, commandsTopic: string, eventsTopic: string): Promise<{ stop: () => Promise<void>; misses: () => number }> {
   const majority = { writeConcern: { w: 'majority' as const } };
   const reservations = db.collection<{ _id: string; status: string; _outbox?: unknown[] }>('bare_reservations');
   const stock = db.collection<{ _id: string }>('stock');
@@ -216,6 +228,7 @@ async function startBareLoop(kafka: Kafka, db: ReturnType<MongoClient['db']>, co
   await producer.connect();
   await consumer.connect();
   await consumer.subscribe({ topics: [commandsTopic], fromBeginning: true });
+  let misses = 0;
   await consumer.run({
     partitionsConsumedConcurrently: PARTITIONS,
     eachMessage: async ({ message }) => {
@@ -223,22 +236,29 @@ async function startBareLoop(kafka: Kafka, db: ReturnType<MongoClient['db']>, co
       const now = new Date();
       const expires = new Date(now.getTime() + payload.hold_seconds * 1000);
       await reservations.insertOne({ _id: payload.order_id, status: 'reserving', lines: payload.lines, zone: payload.zone, created_at: now } as never, majority);
+      let held = true;
       for (const l of payload.lines) {
-        await stock.updateOne(
+        const res = await stock.updateOne(
           { _id: stockKey(l.product_id, payload.zone), available: { $gte: l.qty }, 'reservations.order_id': { $ne: payload.order_id } } as never,
           { $inc: { available: -l.qty, reserved: l.qty, version: 1 }, $set: { updated_at: now, level_dirty: true }, $push: { reservations: { order_id: payload.order_id, qty: l.qty, expires_at: expires }, _ledger: { _id: randomUUID(), kind: 'reserve', qty: l.qty, at: now } } } as never,
           majority,
         );
+        // the guard did not match: no hold was taken, so this command is not a reservation (the service would reject it)
+        if (res.matchedCount !== 1) held = false;
       }
-      const reply = JSON.stringify({ id: randomUUID(), type: 'StockReserved', version: 1, occurred_at: now.toISOString(), correlation_id: id, causation_id: id, payload: { order_id: payload.order_id } });
-      await reservations.updateOne({ _id: payload.order_id }, { $set: { status: 'reserved', updated_at: now }, $push: { _outbox: { id, envelope: reply, created_at: now } } } as never, majority);
+      if (!held) misses++;
+      const reply = JSON.stringify({ id: randomUUID(), type: held ? 'StockReserved' : 'StockRejected', version: 1, occurred_at: now.toISOString(), correlation_id: id, causation_id: id, payload: { order_id: payload.order_id } });
+      await reservations.updateOne({ _id: payload.order_id }, { $set: { status: held ? 'reserved' : 'rejected', updated_at: now }, $push: { _outbox: { id, envelope: reply, created_at: now } } } as never, majority);
       await producer.send({ topic: eventsTopic, messages: [{ key: payload.order_id, value: reply }] });
       await reservations.updateOne({ _id: payload.order_id }, { $pull: { _outbox: { id } } } as never, majority);
     },
   });
-  return async () => {
-    await consumer.disconnect();
-    await producer.disconnect();
+  return {
+    stop: async () => {
+      await consumer.disconnect();
+      await producer.disconnect();
+    },
+    misses: () => misses,
   };
 }
 

@@ -14,7 +14,8 @@ export interface InvariantResult {
   readonly details: readonly unknown[];
 }
 
-interface StockRow {
+/** inventory `stock`: one document per (product, zone). */
+export interface StockRow {
   product_id: string;
   zone: string;
   available: number;
@@ -23,16 +24,99 @@ interface StockRow {
   received: number;
   adjusted: number;
   reservations: { order_id: string; qty: number }[];
-  _ledger?: { _id: string; kind: string; qty: number }[];
+  _ledger?: LedgerRow[];
 }
 
-interface OrderRow {
+/** inventory `ledger` (and entries a stock document has not flushed yet): one movement. */
+export interface LedgerRow {
+  _id: string;
+  product_id: string;
+  zone: string;
+  kind: string;
+  qty: number;
+  order_id?: string;
+}
+
+/** inventory `reservations`: one document per order, its status the order-level answer. */
+export interface ReservationRow {
+  _id: string;
+  status: string;
+  release_reason?: string;
+  tombstone?: boolean;
+  pending?: string;
+}
+
+/** orders `orders`. */
+export interface OrderRow {
   _id: string;
   checkout_id: string;
   cart_id: string;
   zone: string;
   items: { product_id: string; qty: number }[];
-  saga: { state: string; reason: string | null; history: { to: string; at: Date }[] };
+  /** `event`: the input of each transition (a StockCommitted one means inventory sold the order's units). */
+  saga: { state: string; reason: string | null; history: { to: string; event: string; at: Date }[] };
+}
+
+/** The PSP simulator's `payment_sim_payments`: the current state of one payment reference (an order). */
+export interface PaymentRow {
+  _id: string;
+  status: string;
+}
+
+/** The PSP simulator's `payment_sim_operations`: one document per idempotency key. */
+export interface OperationRow {
+  _id: string;
+  reference: string;
+  op: string;
+  outcome: { status: string };
+}
+
+/** carts' Cassandra row of one cart. */
+export interface CartRow {
+  status: string;
+  checkout_id: string | null;
+}
+
+export interface DeadLetter {
+  readonly original: string;
+  readonly poison: boolean;
+  readonly group: string;
+  readonly code: string;
+  readonly reason: string;
+}
+
+/** Everything the invariants read, taken from the run's databases and topics once the system settled. */
+export interface Snapshot {
+  /** Every order in the run's database, whether or not the client saw its checkout accepted. */
+  readonly orders: readonly OrderRow[];
+  readonly stock: readonly StockRow[];
+  /** The `ledger` collection (flushed entries); unflushed ones are read from `stock._ledger`. */
+  readonly ledger: readonly LedgerRow[];
+  readonly reservations: readonly ReservationRow[];
+  readonly payments: readonly PaymentRow[];
+  readonly operations: readonly OperationRow[];
+  /** Every cart row, by cart id. */
+  readonly carts: ReadonlyMap<string, CartRow>;
+  readonly deadLetters: readonly DeadLetter[];
+}
+
+export interface CheckOptions {
+  readonly accepted: readonly AcceptedCheckout[];
+  /** Poison messages the run injected, per topic: their DLQ entries are the explained ones. */
+  readonly poisoned: ReadonlyMap<string, number>;
+  /** Longest a checkout may take from acceptance to a terminal order (saga deadlines + longest outage). */
+  readonly terminalBudgetMs: number;
+  /** Service processes that died without the fault plan killing them. */
+  readonly unexpectedExits: readonly string[];
+}
+
+export interface Checked {
+  readonly results: InvariantResult[];
+  /** Orders by final state (and cancel reason). */
+  readonly outcomes: Record<string, number>;
+  /** How the reservations ended, by status (and release reason): expiries counted apart from releases by the saga. */
+  readonly reservations: Record<string, number>;
+  readonly terminalMs: number[];
 }
 
 /** The checkout saga ended: sold (and maybe handed to delivery since) or cancelled. */
@@ -41,201 +125,510 @@ const TERMINAL = new Set(['CONFIRMED', 'DELIVERING', 'COMPLETED', 'CANCELLED']);
 const SOLD = new Set(['CONFIRMED', 'DELIVERING', 'COMPLETED']);
 /** Confirmed at some point: its cart was ordered for good, even if the customer cancelled the order afterwards. */
 const everConfirmed = (o: OrderRow): boolean => o.saga.history.some((h) => h.to === 'CONFIRMED');
+/**
+ * Sold by inventory at some point: confirmed, or cancelled by its customer while the commit was in
+ * flight (COMMITTING → CANCELLING on StockCommitted: the sale happened and is undone, never CONFIRMED).
+ */
+const everSold = (o: OrderRow): boolean =>
+  o.saga.history.some((h) => h.to === 'CONFIRMED' || h.event === 'StockCommitted');
+/** The PSP operations that move money or close an authorization, with the outcome that says they did. */
+const EFFECTIVE: Readonly<Record<string, string>> = {
+  capture: 'captured',
+  refund: 'refunded',
+  void: 'voided',
+};
+/** A cancelled order's payment at the PSP: never authorized, declined, or reversed — never open or kept. */
+const CLOSED_PAYMENT = new Set(['declined', 'voided', 'refunded']);
 const key = (productId: string, zone: string): string => `${productId.toLowerCase()}:${zone}`;
-const first = <T>(rows: T[]): T[] => rows.slice(0, 10);
+const first = <T>(rows: readonly T[]): T[] => rows.slice(0, 10);
+const add = (m: Map<string, number>, k: string, n: number): void => void m.set(k, (m.get(k) ?? 0) + n);
 
-/** Orders of the accepted checkouts (by checkout id; more than one per checkout is a finding). */
-export async function ordersOf(orders: Db, accepted: readonly AcceptedCheckout[]): Promise<Map<string, OrderRow[]>> {
+const ORDER_PROJECTION = {
+  checkout_id: 1,
+  cart_id: 1,
+  zone: 1,
+  items: 1,
+  'saga.state': 1,
+  'saga.reason': 1,
+  'saga.history': 1,
+} as const;
+
+/**
+ * Whether the run settled: every accepted checkout has an order and every order in the database
+ * (also those of checkouts whose answer the client lost) is terminal.
+ */
+export async function allOrdersTerminal(orders: Db, accepted: readonly AcceptedCheckout[]): Promise<boolean> {
   const rows = await orders
     .collection<OrderRow>('orders')
-    .find({ checkout_id: { $in: accepted.map((a) => a.checkout_id) } }, { projection: { checkout_id: 1, cart_id: 1, zone: 1, items: 1, 'saga.state': 1, 'saga.reason': 1, 'saga.history': 1 } })
+    .find({}, { projection: { checkout_id: 1, 'saga.state': 1 } })
     .toArray();
-  const byCheckout = new Map<string, OrderRow[]>();
-  for (const r of rows) byCheckout.set(r.checkout_id, [...(byCheckout.get(r.checkout_id) ?? []), r]);
-  return byCheckout;
+  const seen = new Set(rows.map((r) => r.checkout_id));
+  return accepted.every((a) => seen.has(a.checkout_id)) && rows.every((r) => TERMINAL.has(r.saga.state));
 }
 
-export interface CheckInput {
+export interface GatherInput {
   readonly inventory: Db;
   readonly orders: Db;
   readonly cassandra: CassandraClient;
   readonly cartsKeyspace: string;
   readonly kafka: Kafka;
   readonly topics: readonly string[];
-  readonly accepted: readonly AcceptedCheckout[];
-  /** Poison messages the run injected, per topic: their DLQ entries are the explained ones. */
-  readonly poisoned: ReadonlyMap<string, number>;
-  /** Longest a checkout may take from acceptance to a terminal order (saga deadlines + longest outage). */
-  readonly terminalBudgetMs: number;
 }
 
-export async function checkAll(input: CheckInput): Promise<{ results: InvariantResult[]; outcomes: Record<string, number>; terminalMs: number[] }> {
-  const byCheckout = await ordersOf(input.orders, input.accepted);
+export type CheckInput = GatherInput & CheckOptions;
+
+/** Reads the run's databases and dead-letter topics, then checks every invariant on what it read. */
+export async function checkAll(input: CheckInput): Promise<Checked> {
+  return checkSnapshot(await gather(input), input);
+}
+
+/** Everything `checkSnapshot` reads, from the run's own databases, keyspace and topics. */
+export async function gather(input: GatherInput): Promise<Snapshot> {
+  const inventory = input.inventory;
+  const orders = input.orders;
+  const carts = new Map<string, CartRow>();
+  let pageState: string | undefined;
+  do {
+    const page = await input.cassandra.execute(
+      `SELECT cart_id, status, checkout FROM ${input.cartsKeyspace}.carts`,
+      [],
+      { prepare: true, fetchSize: 1000, ...(pageState ? { pageState } : {}) },
+    );
+    for (const row of page.rows) {
+      const checkout = row.get('checkout')
+        ? (JSON.parse(row.get('checkout') as string) as { checkout_id?: string })
+        : null;
+      carts.set(String(row.get('cart_id')), {
+        status: String(row.get('status')),
+        checkout_id: checkout?.checkout_id ?? null,
+      });
+    }
+    pageState = page.pageState ?? undefined;
+  } while (pageState);
+  return {
+    orders: await orders.collection<OrderRow>('orders').find({}, { projection: ORDER_PROJECTION }).toArray(),
+    stock: await inventory.collection<StockRow>('stock').find({}).toArray(),
+    ledger: await inventory
+      .collection<LedgerRow>('ledger')
+      .find({}, { projection: { product_id: 1, zone: 1, kind: 1, qty: 1, order_id: 1 } })
+      .toArray(),
+    reservations: await inventory
+      .collection<ReservationRow>('reservations')
+      .find({}, { projection: { status: 1, release_reason: 1, tombstone: 1, pending: 1 } })
+      .toArray(),
+    payments: await orders
+      .collection<PaymentRow>('payment_sim_payments')
+      .find({}, { projection: { status: 1 } })
+      .toArray(),
+    operations: await orders
+      .collection<OperationRow>('payment_sim_operations')
+      .find({}, { projection: { reference: 1, op: 1, outcome: 1 } })
+      .toArray(),
+    carts,
+    deadLetters: await deadLetters(input.kafka, input.topics),
+  };
+}
+
+/** Every invariant of a chaos run, on a snapshot of its databases (pure: unit-tested with planted violations). */
+export function checkSnapshot(s: Snapshot, opts: CheckOptions): Checked {
   const results: InvariantResult[] = [];
   const outcomes: Record<string, number> = {};
   const terminalMs: number[] = [];
+  const byCheckout = new Map<string, OrderRow[]>();
+  for (const o of s.orders) byCheckout.set(o.checkout_id, [...(byCheckout.get(o.checkout_id) ?? []), o]);
+  const acceptedIds = new Set(opts.accepted.map((a) => a.checkout_id));
+  const terminal = s.orders.filter((o) => TERMINAL.has(o.saga.state));
 
-  // 1. every accepted checkout has exactly one order, terminal within its budget
+  // 1. every accepted checkout has exactly one order; every order in the database terminal, an accepted one within its budget
   const lost: unknown[] = [];
-  const doubled: unknown[] = [];
-  const open: unknown[] = [];
   const late: unknown[] = [];
-  for (const a of input.accepted) {
-    const rows = byCheckout.get(a.checkout_id) ?? [];
-    if (rows.length === 0) lost.push({ checkout_id: a.checkout_id, cart_id: a.cart_id });
-    if (rows.length > 1) doubled.push({ checkout_id: a.checkout_id, orders: rows.map((r) => r._id) });
-    const o = rows[0];
-    if (!o) continue;
-    const outcome = o.saga.state === 'CANCELLED' ? `CANCELLED ${o.saga.reason ?? ''}`.trim() : o.saga.state;
-    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-    if (!TERMINAL.has(o.saga.state)) {
-      open.push({ order: o._id, state: o.saga.state });
+  for (const a of opts.accepted) {
+    const o = byCheckout.get(a.checkout_id)?.[0];
+    if (!o) {
+      lost.push({ checkout_id: a.checkout_id, cart_id: a.cart_id });
       continue;
     }
     const end = o.saga.history.filter((h) => TERMINAL.has(h.to)).map((h) => new Date(h.at).getTime())[0];
-    if (end !== undefined) {
-      const took = end - a.accepted_at;
-      terminalMs.push(took);
-      if (took > input.terminalBudgetMs) late.push({ order: o._id, took_ms: took });
-    }
+    if (end === undefined) continue;
+    const took = end - a.accepted_at;
+    terminalMs.push(took);
+    if (took > opts.terminalBudgetMs) late.push({ order: o._id, took_ms: took });
   }
-  results.push({ name: 'no lost checkout (accepted → an order)', ok: lost.length === 0, value: `${lost.length} lost of ${input.accepted.length}`, details: first(lost) });
-  results.push({ name: 'one order per checkout', ok: doubled.length === 0, value: `${doubled.length} checkouts with several orders`, details: first(doubled) });
-  results.push({ name: 'every order terminal', ok: open.length === 0, value: `${open.length} not terminal`, details: first(open) });
+  const doubled = [...byCheckout]
+    .filter(([, rows]) => rows.length > 1)
+    .map(([checkout_id, rows]) => ({ checkout_id, orders: rows.map((r) => r._id) }));
+  const open = s.orders
+    .filter((o) => !TERMINAL.has(o.saga.state))
+    .map((o) => ({ order: o._id, state: o.saga.state, accepted: acceptedIds.has(o.checkout_id) }));
+  for (const o of s.orders) {
+    const outcome = o.saga.state === 'CANCELLED' ? `CANCELLED ${o.saga.reason ?? ''}`.trim() : o.saga.state;
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+  }
+  const unseen = s.orders.filter((o) => !acceptedIds.has(o.checkout_id)).length;
   results.push({
-    name: `terminal within budget (${Math.round(input.terminalBudgetMs / 1000)} s)`,
+    name: 'no lost checkout (accepted → an order)',
+    ok: lost.length === 0,
+    value: `${lost.length} lost of ${opts.accepted.length}`,
+    details: first(lost),
+  });
+  results.push({
+    name: 'one order per checkout',
+    ok: doubled.length === 0,
+    value: `${doubled.length} checkouts with several orders`,
+    details: first(doubled),
+  });
+  results.push({
+    name: 'every order in the database terminal',
+    ok: open.length === 0,
+    value: `${open.length} not terminal of ${s.orders.length} (${unseen} of checkouts the client never saw accepted)`,
+    details: first(open),
+  });
+  results.push({
+    name: `terminal within budget (${Math.round(opts.terminalBudgetMs / 1000)} s)`,
     ok: late.length === 0,
     value: `${late.length} late; max ${Math.round(Math.max(0, ...terminalMs) / 100) / 10} s`,
     details: first(late),
   });
 
-  // 2. stock: received − adjustments = available + reserved + committed, committed = confirmed units, nothing held
-  const confirmedUnits = new Map<string, number>();
-  for (const rows of byCheckout.values()) {
-    const o = rows[0];
-    if (!o || !SOLD.has(o.saga.state)) continue;
-    for (const l of o.items) confirmedUnits.set(key(l.product_id, o.zone), (confirmedUnits.get(key(l.product_id, o.zone)) ?? 0) + l.qty);
+  results.push(...stockInvariants(s, terminal));
+  results.push(...reservationInvariants(s, terminal));
+  results.push(...paymentInvariants(s));
+  results.push(cartInvariant(s, byCheckout));
+
+  // dead letters: only the poison the run injected
+  const unexplained = s.deadLetters.filter((d) => !d.poison);
+  const poisonSeen = new Map<string, number>();
+  for (const d of s.deadLetters.filter((x) => x.poison)) add(poisonSeen, d.original, 1);
+  const missingPoison = [...opts.poisoned]
+    .filter(([t, n]) => (poisonSeen.get(t) ?? 0) < n)
+    .map(([topic, n]) => ({ topic, injected: n, dead_lettered: poisonSeen.get(topic) ?? 0 }));
+  results.push({
+    name: 'DLQ: only the injected poison, all of it',
+    ok: unexplained.length === 0 && missingPoison.length === 0,
+    value: `${s.deadLetters.length} entries, ${unexplained.length} unexplained, ${missingPoison.length} poison missing`,
+    details: first([...unexplained, ...missingPoison]),
+  });
+
+  // a process that crashes on its own (on a broker kill, say) fails the run even though it was restarted
+  results.push({
+    name: 'no service process exited by itself',
+    ok: opts.unexpectedExits.length === 0,
+    value: `${opts.unexpectedExits.length} unexpected exits`,
+    details: first(opts.unexpectedExits),
+  });
+
+  const reservations: Record<string, number> = {};
+  for (const r of s.reservations) {
+    const k =
+      r.status === 'released'
+        ? `released ${r.tombstone ? 'tombstone' : (r.release_reason ?? '')}`.trim()
+        : r.status;
+    reservations[k] = (reservations[k] ?? 0) + 1;
   }
-  const stock = await input.inventory.collection<StockRow>('stock').find({}).toArray();
+  return { results, outcomes, reservations, terminalMs };
+}
+
+/** Counters balanced, committed = units of sold orders, nothing held, the ledger replays to the counters. */
+function stockInvariants(s: Snapshot, terminal: readonly OrderRow[]): InvariantResult[] {
+  const results: InvariantResult[] = [];
+  const soldUnits = new Map<string, number>();
+  for (const o of terminal)
+    if (SOLD.has(o.saga.state)) for (const l of o.items) add(soldUnits, key(l.product_id, o.zone), l.qty);
   const unbalanced: unknown[] = [];
   const oversold: unknown[] = [];
   const held: unknown[] = [];
   let oversoldUnits = 0;
-  for (const s of stock) {
-    if (s.received + s.adjusted !== s.available + s.reserved + s.committed || s.available < 0 || s.reserved < 0 || s.committed < 0) {
-      unbalanced.push({ product: s.product_id, zone: s.zone, received: s.received, adjusted: s.adjusted, available: s.available, reserved: s.reserved, committed: s.committed });
+  for (const r of s.stock) {
+    if (
+      r.received + r.adjusted !== r.available + r.reserved + r.committed ||
+      r.available < 0 ||
+      r.reserved < 0 ||
+      r.committed < 0
+    ) {
+      unbalanced.push({
+        product: r.product_id,
+        zone: r.zone,
+        received: r.received,
+        adjusted: r.adjusted,
+        available: r.available,
+        reserved: r.reserved,
+        committed: r.committed,
+      });
     }
-    const sold = confirmedUnits.get(key(s.product_id, s.zone)) ?? 0;
-    if (s.committed !== sold) {
-      oversoldUnits += Math.max(0, s.committed - sold);
-      oversold.push({ product: s.product_id, zone: s.zone, committed: s.committed, confirmed_units: sold });
+    const sold = soldUnits.get(key(r.product_id, r.zone)) ?? 0;
+    if (r.committed !== sold) {
+      oversoldUnits += Math.max(0, r.committed - sold);
+      oversold.push({ product: r.product_id, zone: r.zone, committed: r.committed, sold_units: sold });
     }
-    if (s.reserved !== 0 || s.reservations.length > 0) held.push({ product: s.product_id, zone: s.zone, reserved: s.reserved, holds: s.reservations.length });
+    if (r.reserved !== 0 || r.reservations.length > 0)
+      held.push({ product: r.product_id, zone: r.zone, reserved: r.reserved, holds: r.reservations.length });
   }
-  results.push({ name: 'stock balanced (received − adjustments = available + reserved + committed ≥ 0)', ok: unbalanced.length === 0, value: `${unbalanced.length} of ${stock.length} rows off`, details: first(unbalanced) });
-  results.push({ name: 'committed = units of sold orders (0 oversold)', ok: oversold.length === 0, value: `${oversoldUnits} units oversold, ${oversold.length} rows differ`, details: first(oversold) });
-  results.push({ name: 'nothing left held after the saga ended', ok: held.length === 0, value: `${held.length} rows with holds`, details: first(held) });
-
-  // 3. ledger: replaying every movement (ledger collection + entries not yet flushed) gives the counters
-  const sums = await input.inventory
-    .collection('ledger')
-    .aggregate<{ _id: { p: string; z: string; k: string }; qty: number }>([{ $group: { _id: { p: '$product_id', z: '$zone', k: '$kind' }, qty: { $sum: '$qty' } } }])
-    .toArray();
-  const flushed = new Set((await input.inventory.collection('ledger').find({}, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id)));
-  const replay = new Map<string, { available: number; reserved: number; committed: number }>();
-  const apply = (k: string, kind: string, qty: number): void => {
-    const c = replay.get(k) ?? { available: 0, reserved: 0, committed: 0 };
-    if (kind === 'restock' || kind === 'adjust') {
-      c.available += qty;
-    } else if (kind === 'reserve') {
-      c.available -= qty;
-      c.reserved += qty;
-    } else if (kind === 'release' || kind === 'expire') {
-      c.available += qty;
-      c.reserved -= qty;
-    } else if (kind === 'commit') {
-      c.reserved -= qty;
-      c.committed += qty;
-    } else if (kind === 'return') {
-      // a sold order cancelled by its customer: its units back on sale (ReturnStock)
-      c.committed -= qty;
-      c.available += qty;
-    } else {
-      // a movement this check does not know cannot be replayed: a finding, never silently skipped
-      unknownKinds.add(kind);
-    }
-    replay.set(k, c);
-  };
-  const unknownKinds = new Set<string>();
-  for (const s of sums) apply(key(s._id.p, s._id.z), s._id.k, s.qty);
-  for (const s of stock) for (const e of s._ledger ?? []) if (!flushed.has(e._id)) apply(key(s.product_id, s.zone), e.kind, e.qty);
-  const ledgerOff: unknown[] = [];
-  for (const s of stock) {
-    const r = replay.get(key(s.product_id, s.zone)) ?? { available: 0, reserved: 0, committed: 0 };
-    if (r.available !== s.available || r.reserved !== s.reserved || r.committed !== s.committed) ledgerOff.push({ product: s.product_id, zone: s.zone, counters: [s.available, s.reserved, s.committed], ledger: [r.available, r.reserved, r.committed] });
-  }
-  for (const kind of unknownKinds) ledgerOff.push({ unknown_ledger_kind: kind });
-  results.push({ name: 'ledger balanced (replay = counters)', ok: ledgerOff.length === 0, value: `${ledgerOff.length} rows off`, details: first(ledgerOff) });
-
-  // 4. payments: at most one capture per order; confirmed = captured once; a cancelled capture was refunded
-  const ops = await input.orders
-    .collection<{ reference: string; op: string; outcome: { status: string } }>('payment_sim_operations')
-    .find({}, { projection: { reference: 1, op: 1, outcome: 1 } })
-    .toArray();
-  const captures = new Map<string, number>();
-  const refunds = new Set<string>();
-  for (const op of ops) {
-    if (op.op === 'capture' && op.outcome.status === 'captured') captures.set(op.reference, (captures.get(op.reference) ?? 0) + 1);
-    if (op.op === 'refund' && op.outcome.status === 'refunded') refunds.add(op.reference);
-  }
-  const doubleCaptures = [...captures].filter(([, n]) => n > 1).map(([reference, n]) => ({ reference, captures: n }));
-  const paymentOff: unknown[] = [];
-  for (const rows of byCheckout.values()) {
-    const o = rows[0];
-    if (!o) continue;
-    const captured = (captures.get(o._id) ?? 0) > 0;
-    if (SOLD.has(o.saga.state) && !captured) paymentOff.push({ order: o._id, state: o.saga.state, captured });
-    if (o.saga.state === 'CANCELLED' && captured && !refunds.has(o._id)) paymentOff.push({ order: o._id, state: o.saga.state, captured, refunded: false });
-  }
-  results.push({ name: '0 double captures', ok: doubleCaptures.length === 0, value: `${doubleCaptures.length} orders captured twice`, details: first(doubleCaptures) });
-  results.push({ name: 'confirmed ⇔ charged (cancelled captures refunded)', ok: paymentOff.length === 0, value: `${paymentOff.length} orders off`, details: first(paymentOff) });
-
-  // 5. carts: confirmed (even if cancelled since) → the cart is ordered by this checkout; cancelled before → active again
-  const cartOff: unknown[] = [];
-  for (const a of input.accepted) {
-    const o = byCheckout.get(a.checkout_id)?.[0];
-    if (!o || !TERMINAL.has(o.saga.state)) continue;
-    const row = (await input.cassandra.execute(`SELECT status, checkout FROM ${input.cartsKeyspace}.carts WHERE cart_id = ?`, [a.cart_id], { prepare: true })).first();
-    const status = row?.get('status') as string | undefined;
-    const checkout = row?.get('checkout') ? (JSON.parse(row.get('checkout') as string) as { checkout_id?: string }) : null;
-    const want = everConfirmed(o) ? 'ordered' : 'active';
-    const sameCheckout = want === 'active' || checkout?.checkout_id === a.checkout_id;
-    if (status !== want || !sameCheckout) cartOff.push({ cart: a.cart_id, order: o._id, state: o.saga.state, cart_status: status ?? 'missing' });
-  }
-  results.push({ name: 'every cart consistent with its order', ok: cartOff.length === 0, value: `${cartOff.length} carts off`, details: first(cartOff) });
-
-  // 6. dead letters: only the poison the run injected
-  const dlq = await deadLetters(input.kafka, input.topics);
-  const unexplained = dlq.filter((d) => !d.poison);
-  const poisonSeen = new Map<string, number>();
-  for (const d of dlq.filter((x) => x.poison)) poisonSeen.set(d.original, (poisonSeen.get(d.original) ?? 0) + 1);
-  const missingPoison = [...input.poisoned].filter(([t, n]) => (poisonSeen.get(t) ?? 0) < n).map(([topic, n]) => ({ topic, injected: n, dead_lettered: poisonSeen.get(topic) ?? 0 }));
   results.push({
-    name: 'DLQ: only the injected poison, all of it',
-    ok: unexplained.length === 0 && missingPoison.length === 0,
-    value: `${dlq.length} entries, ${unexplained.length} unexplained, ${missingPoison.length} poison missing`,
-    details: first([...unexplained, ...missingPoison]),
+    name: 'stock balanced (received − adjustments = available + reserved + committed ≥ 0)',
+    ok: unbalanced.length === 0,
+    value: `${unbalanced.length} of ${s.stock.length} rows off`,
+    details: first(unbalanced),
+  });
+  results.push({
+    name: 'committed = units of sold orders (0 oversold)',
+    ok: oversold.length === 0,
+    value: `${oversoldUnits} units oversold, ${oversold.length} rows differ`,
+    details: first(oversold),
+  });
+  results.push({
+    name: 'nothing left held after the saga ended',
+    ok: held.length === 0,
+    value: `${held.length} rows with holds`,
+    details: first(held),
   });
 
-  return { results, outcomes, terminalMs };
+  // replaying every movement (ledger collection + entries not yet flushed) gives the counters
+  const replay = new Map<string, { available: number; reserved: number; committed: number }>();
+  const unknownKinds = new Set<string>();
+  for (const e of ledgerOf(s)) {
+    const k = key(e.product_id, e.zone);
+    const c = replay.get(k) ?? { available: 0, reserved: 0, committed: 0 };
+    if (e.kind === 'restock' || e.kind === 'adjust') {
+      c.available += e.qty;
+    } else if (e.kind === 'reserve') {
+      c.available -= e.qty;
+      c.reserved += e.qty;
+    } else if (e.kind === 'release' || e.kind === 'expire') {
+      // same movement; who ended the hold (the saga or the clock) is checked on the reservations
+      c.available += e.qty;
+      c.reserved -= e.qty;
+    } else if (e.kind === 'commit') {
+      c.reserved -= e.qty;
+      c.committed += e.qty;
+    } else if (e.kind === 'return') {
+      // a sold order cancelled by its customer: its units back on sale (ReturnStock)
+      c.committed -= e.qty;
+      c.available += e.qty;
+    } else {
+      // a movement this check does not know cannot be replayed: a finding, never silently skipped
+      unknownKinds.add(e.kind);
+    }
+    replay.set(k, c);
+  }
+  const ledgerOff: unknown[] = [];
+  for (const r of s.stock) {
+    const c = replay.get(key(r.product_id, r.zone)) ?? { available: 0, reserved: 0, committed: 0 };
+    if (c.available !== r.available || c.reserved !== r.reserved || c.committed !== r.committed)
+      ledgerOff.push({
+        product: r.product_id,
+        zone: r.zone,
+        counters: [r.available, r.reserved, r.committed],
+        ledger: [c.available, c.reserved, c.committed],
+      });
+  }
+  for (const kind of unknownKinds) ledgerOff.push({ unknown_ledger_kind: kind });
+  results.push({
+    name: 'ledger balanced (replay = counters)',
+    ok: ledgerOff.length === 0,
+    value: `${ledgerOff.length} rows off`,
+    details: first(ledgerOff),
+  });
+  return results;
 }
 
-interface DeadLetter {
-  readonly original: string;
-  readonly poison: boolean;
-  readonly group: string;
-  readonly code: string;
-  readonly reason: string;
+/** The ledger collection plus the entries stock documents still carry (not yet flushed). */
+function ledgerOf(s: Snapshot): LedgerRow[] {
+  const flushed = new Set(s.ledger.map((e) => String(e._id)));
+  const unflushed = s.stock.flatMap((r) =>
+    (r._ledger ?? [])
+      .filter((e) => !flushed.has(String(e._id)))
+      .map((e) => ({ ...e, product_id: r.product_id, zone: r.zone })),
+  );
+  return [...s.ledger, ...unflushed];
+}
+
+/**
+ * How each order's reservation ended, and who ended its holds: a sold order's reservation is
+ * committed; one sold and cancelled since (after confirmation, or by its customer while the commit
+ * was in flight) returned; one cancelled before any sale released by the saga's ReleaseStock (or
+ * rejected) — never by the clock (the run uses the production hold, longer than the run, so a lost
+ * ReleaseStock cannot hide behind an expiry). Per order the ledger holds its units as `commit` once
+ * if it was ever sold and as `return` once if it was cancelled since.
+ */
+function reservationInvariants(s: Snapshot, terminal: readonly OrderRow[]): InvariantResult[] {
+  const results: InvariantResult[] = [];
+  const reservationOf = new Map(s.reservations.map((r) => [String(r._id).toLowerCase(), r]));
+  const ledger = ledgerOf(s);
+  const moved = new Map<string, number>();
+  for (const e of ledger)
+    if (e.order_id && (e.kind === 'commit' || e.kind === 'return'))
+      add(moved, `${e.order_id.toLowerCase()}:${e.kind}:${e.product_id.toLowerCase()}`, e.qty);
+
+  const reservationOff: unknown[] = [];
+  const unitsOff: unknown[] = [];
+  let returnedAfterConfirmation = 0;
+  for (const o of terminal) {
+    const r = reservationOf.get(o._id.toLowerCase());
+    const confirmed = everConfirmed(o);
+    const soldOnce = everSold(o);
+    const sold = SOLD.has(o.saga.state);
+    let ok: boolean;
+    let want: string;
+    if (sold) {
+      want = 'committed';
+      ok = r?.status === 'committed';
+    } else if (soldOnce) {
+      want = 'returned';
+      ok = r?.status === 'returned';
+    } else {
+      want = 'released by the saga (ReleaseStock) or rejected';
+      ok =
+        r?.status === 'rejected' ||
+        (r?.status === 'released' && (r.release_reason === 'compensation' || r.tombstone === true));
+    }
+    if (!ok || r?.pending)
+      reservationOff.push({
+        order: o._id,
+        state: o.saga.state,
+        confirmed,
+        sold_once: soldOnce,
+        want,
+        reservation: r
+          ? { status: r.status, release_reason: r.release_reason ?? null, pending: r.pending ?? null }
+          : 'missing',
+      });
+    if (o.saga.state === 'CANCELLED' && confirmed) returnedAfterConfirmation++;
+    for (const l of o.items) {
+      const p = l.product_id.toLowerCase();
+      const committed = moved.get(`${o._id.toLowerCase()}:commit:${p}`) ?? 0;
+      const returned = moved.get(`${o._id.toLowerCase()}:return:${p}`) ?? 0;
+      const wantCommitted = soldOnce ? l.qty : 0;
+      const wantReturned = soldOnce && !sold ? l.qty : 0;
+      if (committed !== wantCommitted || returned !== wantReturned)
+        unitsOff.push({
+          order: o._id,
+          product: p,
+          state: o.saga.state,
+          committed,
+          returned,
+          want: [wantCommitted, wantReturned],
+        });
+    }
+  }
+  results.push({
+    name: 'every reservation ends as its order (sold → committed, sold then cancelled → returned, cancelled unsold → released by the saga)',
+    ok: reservationOff.length === 0,
+    value: `${reservationOff.length} of ${terminal.length} orders off`,
+    details: first(reservationOff),
+  });
+  const expired = s.reservations.filter((r) => r.status === 'expired' || r.release_reason === 'expired');
+  const expiredUnits = ledger.filter((e) => e.kind === 'expire').reduce((n, e) => n + e.qty, 0);
+  results.push({
+    name: 'no hold ended by the clock (production hold: every hold released by the saga)',
+    ok: expired.length === 0 && expiredUnits === 0,
+    value: `${expired.length} reservations expired, ${expiredUnits} units in 'expire' ledger entries`,
+    details: first(
+      expired.map((r) => ({ order: r._id, status: r.status, release_reason: r.release_reason ?? null })),
+    ),
+  });
+  results.push({
+    name: 'every order sold at most once and returned at most once (ledger commit/return units per order)',
+    ok: unitsOff.length === 0,
+    value: `${unitsOff.length} order lines off`,
+    details: first(unitsOff),
+  });
+  const returnEntries = ledger.filter((e) => e.kind === 'return').length;
+  results.push({
+    name: 'cancel after confirmation exercised (a CANCELLED order that was CONFIRMED, a ledger return)',
+    ok: returnedAfterConfirmation > 0 && returnEntries > 0,
+    value: `${returnedAfterConfirmation} orders cancelled after confirmation, ${returnEntries} return entries`,
+    details: [],
+  });
+  return results;
+}
+
+/**
+ * Money, from the PSP simulator's own records: a sold order's payment is captured and not reversed;
+ * a cancelled order's is not authorized-and-open nor captured-and-kept; at most one effective
+ * capture, refund and void per order, whatever the idempotency keys (`<order>:refund`,
+ * `<order>:refund:r1`, …) — an operation is effective when its outcome says it did its job
+ * (`captured`, `refunded`, `voided`; a contradicted reversal, `not_captured`/`already_captured`, is not).
+ */
+function paymentInvariants(s: Snapshot): InvariantResult[] {
+  const paymentOf = new Map(s.payments.map((p) => [String(p._id), p]));
+  const orderIds = new Set(s.orders.map((o) => o._id));
+  const effective = new Map<string, number>();
+  for (const op of s.operations)
+    if (EFFECTIVE[op.op] !== undefined && op.outcome.status === EFFECTIVE[op.op])
+      add(effective, `${op.reference}:${op.op}`, 1);
+  const repeated = [...effective]
+    .filter(([, n]) => n > 1)
+    .map(([k, n]) => ({
+      reference: k.slice(0, k.lastIndexOf(':')),
+      op: k.slice(k.lastIndexOf(':') + 1),
+      effective: n,
+    }));
+  const paymentOff: unknown[] = [];
+  for (const o of s.orders) {
+    if (!TERMINAL.has(o.saga.state)) continue;
+    const status = paymentOf.get(o._id)?.status ?? 'none';
+    const reversals = (effective.get(`${o._id}:refund`) ?? 0) + (effective.get(`${o._id}:void`) ?? 0);
+    if (SOLD.has(o.saga.state) && (status !== 'captured' || reversals > 0))
+      paymentOff.push({
+        order: o._id,
+        state: o.saga.state,
+        payment: status,
+        reversals,
+        want: 'captured, not reversed',
+      });
+    if (o.saga.state === 'CANCELLED' && status !== 'none' && !CLOSED_PAYMENT.has(status))
+      paymentOff.push({
+        order: o._id,
+        state: o.saga.state,
+        payment: status,
+        want: 'none, declined, voided or refunded',
+      });
+  }
+  for (const p of s.payments)
+    if (!orderIds.has(String(p._id))) paymentOff.push({ payment: p._id, status: p.status, order: 'missing' });
+  return [
+    {
+      name: 'PSP: sold orders captured and not reversed; cancelled ones neither authorized-and-open nor captured-and-kept',
+      ok: paymentOff.length === 0,
+      value: `${paymentOff.length} payments off`,
+      details: first(paymentOff),
+    },
+    {
+      name: 'PSP: at most one effective capture, refund and void per order',
+      ok: repeated.length === 0,
+      value: `${repeated.length} repeated effective operations`,
+      details: first(repeated),
+    },
+  ];
+}
+
+/** Confirmed (even if cancelled since) → the cart is ordered by this checkout; cancelled before → active again; no cart left checking out. */
+function cartInvariant(s: Snapshot, byCheckout: ReadonlyMap<string, OrderRow[]>): InvariantResult {
+  const cartOff: unknown[] = [];
+  for (const o of s.orders) {
+    if (!TERMINAL.has(o.saga.state)) continue;
+    const cart = s.carts.get(o.cart_id);
+    const want = everConfirmed(o) ? 'ordered' : 'active';
+    const sameCheckout = want === 'active' || cart?.checkout_id === o.checkout_id;
+    if (cart?.status !== want || !sameCheckout)
+      cartOff.push({
+        cart: o.cart_id,
+        order: o._id,
+        state: o.saga.state,
+        cart_status: cart?.status ?? 'missing',
+      });
+  }
+  for (const [cartId, cart] of s.carts) {
+    // a checkout that never became an order (its answer lost, its publish never relayed) leaves its cart here
+    if (cart.status === 'checking_out' && !(cart.checkout_id && byCheckout.has(cart.checkout_id)))
+      cartOff.push({ cart: cartId, cart_status: cart.status, checkout: cart.checkout_id, order: 'none' });
+  }
+  return {
+    name: 'every cart consistent with its order (none left checking out)',
+    ok: cartOff.length === 0,
+    value: `${cartOff.length} carts off of ${s.carts.size}`,
+    details: first(cartOff),
+  };
 }
 
 /** Every record in the dead-letter topics of `topics`, read with a throwaway consumer. */
@@ -245,12 +638,19 @@ async function deadLetters(kafka: Kafka, topics: readonly string[]): Promise<Dea
   const existing = new Set(await admin.listTopics());
   const dlqs = topics.map(dlqTopicOf).filter((t) => existing.has(t));
   const expected = new Map<string, number>();
-  for (const t of dlqs) expected.set(t, (await admin.fetchTopicOffsets(t)).reduce((n, p) => n + Number(p.high) - Number(p.low), 0));
+  for (const t of dlqs)
+    expected.set(
+      t,
+      (await admin.fetchTopicOffsets(t)).reduce((n, p) => n + Number(p.high) - Number(p.low), 0),
+    );
   await admin.disconnect();
   const total = [...expected.values()].reduce((a, b) => a + b, 0);
   if (total === 0) return [];
   const out: DeadLetter[] = [];
-  const consumer = kafka.consumer({ groupId: `chaos-dlq-reader-${Date.now()}`, allowAutoTopicCreation: false });
+  const consumer = kafka.consumer({
+    groupId: `chaos-dlq-reader-${Date.now()}`,
+    allowAutoTopicCreation: false,
+  });
   await consumer.connect();
   await consumer.subscribe({ topics: dlqs, fromBeginning: true });
   await new Promise<void>((resolve, reject) => {
@@ -259,7 +659,13 @@ async function deadLetters(kafka: Kafka, topics: readonly string[]): Promise<Dea
       .run({
         eachMessage: async ({ topic, message }) => {
           const h = (name: string): string => message.headers?.[name]?.toString() ?? '';
-          out.push({ original: h('x-original-topic') || topic.replace(/\.dlq$/, ''), poison: h('x-chaos-poison') === '1', group: h('x-dlq-consumer-group'), code: h('x-dlq-error-code'), reason: h('x-dlq-reason').slice(0, 300) });
+          out.push({
+            original: h('x-original-topic') || topic.replace(/\.dlq$/, ''),
+            poison: h('x-chaos-poison') === '1',
+            group: h('x-dlq-consumer-group'),
+            code: h('x-dlq-error-code'),
+            reason: h('x-dlq-reason').slice(0, 300),
+          });
           if (out.length >= total) {
             clearTimeout(timer);
             resolve();

@@ -5,7 +5,7 @@ import { Client as CassandraClient } from 'cassandra-driver';
 import { waitFor } from '@mw/testing';
 import { ROOT, ServiceName, Stack } from '../stack';
 import { ChaosInfra } from './infra';
-import { checkAll, InvariantResult, ordersOf } from './invariants';
+import { allOrdersTerminal, checkAll, InvariantResult } from './invariants';
 import { describeFault, Fault, planFaults, PlannedFault, Profile, SESSION_TIMEOUT_MS } from './plan';
 import { Rng } from './rng';
 import { Product, sleep, Storm, StormStats, ZONES } from './storm';
@@ -42,6 +42,8 @@ export interface ChaosReport {
   readonly unexpected_exits: string[];
   readonly storm: StormStats;
   readonly outcomes: Record<string, number>;
+  /** How the reservations ended (released by the saga, expired, committed, returned, rejected). */
+  readonly reservations: Record<string, number>;
   readonly checkout_to_terminal_s: { p50: number; p99: number; max: number };
   readonly invariants: InvariantResult[];
 }
@@ -57,6 +59,13 @@ const KAFKA_TIMEOUTS = {
   KAFKA_HEARTBEAT_INTERVAL_MS: '1000',
   KAFKA_HANDLER_TIMEOUT_MS: String(SESSION_TIMEOUT_MS / 2),
 };
+
+/**
+ * The stock hold of the run: the production default (orders' STOCK_HOLD_SECONDS), longer than any
+ * run, so no hold may end by expiry — a ReleaseStock lost to a fault shows as a hold left behind
+ * and as a reservation not released by the saga, instead of being cleaned up by the clock.
+ */
+const PRODUCTION_HOLD_SECONDS = 900;
 
 /** Saga deadlines of the run (orders' settings): a checkout must be terminal within their sum + the longest outage. */
 const DEADLINES_MS = { stock: 20_000, payment: 20_000, commit: 20_000, cancel: 20_000 };
@@ -87,7 +96,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         ...Object.fromEntries(Object.keys(PROCESS_COUNTS).map((service) => [service, KAFKA_TIMEOUTS])),
         orders: {
           ...KAFKA_TIMEOUTS,
-          STOCK_HOLD_SECONDS: '60',
+          STOCK_HOLD_SECONDS: String(PRODUCTION_HOLD_SECONDS),
           SAGA_STOCK_TIMEOUT_MS: String(DEADLINES_MS.stock),
           SAGA_PAYMENT_TIMEOUT_MS: String(DEADLINES_MS.payment),
           SAGA_COMMIT_TIMEOUT_MS: String(DEADLINES_MS.commit),
@@ -130,16 +139,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await Promise.all(s.instances().map((i) => s.waitReady(i.id, 180_000)));
     const longestOutageMs = Math.max(0, ...faults.map((f) => f.recovery_s * 1000));
     const terminalBudgetMs = Object.values(DEADLINES_MS).reduce((a, b) => a + b, 0) + longestOutageMs + 30_000;
-    await waitFor(async () => {
-      const orders = await ordersOf(s.db('orders'), storm.accepted);
-      return storm.accepted.every((a) => ['CONFIRMED', 'DELIVERING', 'COMPLETED', 'CANCELLED'].includes(orders.get(a.checkout_id)?.[0]?.saga.state ?? '')) || undefined;
-    }, terminalBudgetMs + 60_000, 'every accepted checkout terminal').catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
+    await waitFor(async () => (await allOrdersTerminal(s.db('orders'), storm.accepted)) || undefined, terminalBudgetMs + 60_000, 'every accepted checkout an order, every order terminal').catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
     await waitFor(async () => (await s.relayCatalog()) === 0, 60_000, 'catalog outbox relayed').catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
     await s.drained(180_000).catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
     await waitFor(
-      async () => (await s.db('inventory').collection('stock').countDocuments({ $or: [{ reserved: { $ne: 0 } }, { '_ledger.0': { $exists: true } }] })) === 0,
+      async () =>
+        (await s.db('inventory').collection('stock').countDocuments({ $or: [{ reserved: { $ne: 0 } }, { '_ledger.0': { $exists: true } }] })) === 0 &&
+        (await s.db('inventory').collection('reservations').countDocuments({ pending: { $exists: true } })) === 0,
       90_000,
-      'holds released and ledger flushed',
+      'holds released, reservation work settled and ledger flushed',
     ).catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
 
     const cassandra = new CassandraClient({ contactPoints: (connection['CASSANDRA_CONTACT_POINTS'] ?? '').split(','), localDataCenter: connection['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1' });
@@ -155,6 +163,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         accepted: storm.accepted,
         poisoned,
         terminalBudgetMs,
+        unexpectedExits: unexpected,
       });
     } finally {
       await cassandra.shutdown();
@@ -186,6 +195,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       unexpected_exits: unexpected,
       storm: storm.stats,
       outcomes: checked.outcomes,
+      reservations: checked.reservations,
       checkout_to_terminal_s: { p50: pct(50), p99: pct(99), max: pct(100) },
       invariants: checked.results,
     };
@@ -230,7 +240,7 @@ async function setUpCatalogue(s: Stack, rng: Rng, log: (line: string) => void): 
   return products;
 }
 
-/** Restarts a process that died without being killed by the plan (as an orchestrator would) and notes it. */
+/** Restarts a process that died without being killed by the plan (as an orchestrator would) and notes it: a failed invariant. */
 function watchExits(s: Stack, expectedDown: Set<string>, unexpected: string[], log: (line: string) => void): () => void {
   const timer = setInterval(() => {
     for (const i of s.instances()) {
@@ -354,6 +364,8 @@ export function formatReport(r: ChaosReport): string {
   row('after-order actions (cancel as owner, delivery/completion as operator)', JSON.stringify(r.storm.afterOrder ?? {}));
   lines.push('outcomes:');
   for (const [k, v] of Object.entries(r.outcomes).sort()) row(k, String(v));
+  lines.push('reservations (how their holds ended):');
+  for (const [k, v] of Object.entries(r.reservations ?? {}).sort()) row(k, String(v));
   row('checkout → terminal p50 / p99 / max', `${r.checkout_to_terminal_s.p50} / ${r.checkout_to_terminal_s.p99} / ${r.checkout_to_terminal_s.max} s`);
   lines.push('invariants:');
   for (const i of r.invariants) {

@@ -1,4 +1,4 @@
-import { Collection, Db } from 'mongodb';
+import { Collection, Db, Filter } from 'mongodb';
 import { seededRandom, waitFor } from '@mw/testing';
 import { ifMatch, InventoryHarness, oid, restockKey } from '../test/harness';
 import { StockDoc } from '../stock/stock';
@@ -7,9 +7,10 @@ import { ReservationDoc } from './reservation';
 type Counter = 'available' | 'reserved' | 'committed';
 
 /**
- * Reads every stock document in a loop while the storm runs and keeps the lowest value of each
- * counter. It fails the test (`expectHealthy`) when any read errored, when it sampled fewer than
- * `min` times, or when it never saw a hold — so a dead or idle sampler cannot pass vacuously.
+ * Reads the stock documents of its own test's products in a loop while the storm runs and keeps the
+ * lowest value of each counter. It fails the test (`expectHealthy`) when any read errored, when it
+ * sampled fewer than `min` times, or when it never saw a hold on those products — so a dead or idle
+ * sampler cannot pass vacuously, nor on holds another test left behind.
  */
 class CounterSampler {
   samples = 0;
@@ -19,14 +20,17 @@ class CounterSampler {
   private running = false;
   private loop: Promise<void> | undefined;
 
-  constructor(private readonly coll: Collection<StockDoc>) {}
+  constructor(
+    private readonly coll: Collection<StockDoc>,
+    private readonly mine: Filter<StockDoc>,
+  ) {}
 
   start(): void {
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
         try {
-          for (const d of await this.coll.find({}, { projection: { available: 1, reserved: 1, committed: 1 } }).toArray()) {
+          for (const d of await this.coll.find(this.mine, { projection: { available: 1, reserved: 1, committed: 1 } }).toArray()) {
             for (const k of ['available', 'reserved', 'committed'] as const) this.lowest[k] = Math.min(this.lowest[k], d[k]);
             if (d.reserved > 0) this.sawHolds = true;
           }
@@ -121,7 +125,7 @@ describe('never oversells (two instances, one consumer group)', () => {
     for (const [p, zone, qty] of supply) expect((await h.http('POST', `/stock/${p}/${zone}/restock`, { as: 'stan', headers: restockKey(), body: { qty, reason: 'initial delivery' } })).status).toBe(201);
     expect((await h.http('PUT', `/stock/${c}/MSK`, { as: 'stan', headers: ifMatch(1), body: { available: 16, reason: 'stock-take: 4 damaged' } })).status).toBe(200); // received − adjustments = 16
 
-    const sampler = new CounterSampler(stockColl());
+    const sampler = new CounterSampler(stockColl(), { product_id: { $in: [a, b, c] } });
     sampler.start();
     const n = Number(process.env['INVENTORY_TEST_ORDERS'] ?? 240);
     const orders = Array.from({ length: n }, (_, i) => {
@@ -176,6 +180,12 @@ describe('never oversells (two instances, one consumer group)', () => {
 
     // Every order answered once; each sale and each give-back answered once; nothing else closed.
     for (const o of orders) expect({ o: o.id, answers: reserveAnswers(o).length }).toEqual({ o: o.id, answers: 1 });
+    // Every order sent a CommitStock got exactly one answer to it (StockCommitted or StockCommitFailed, never silence).
+    const commitAnswers = (o: Order) => h.eventsFor(o.id).filter((e) => e.type === 'StockCommitted' || e.type === 'StockCommitFailed').length;
+    const commanded = orders.filter((o) => [0, 1, 2, 3, 4, 5, 6].includes(o.kind) || (o.kind === 9 && wasReserved(o)));
+    expect(commanded.length).toBeGreaterThan(n / 2);
+    expect(commanded.filter((o) => commitAnswers(o) !== 1).map((o) => ({ o: o.id, kind: o.kind, answers: commitAnswers(o) }))).toEqual([]);
+    expect(orders.filter((o) => !commanded.includes(o) && commitAnswers(o) !== 0).map((o) => o.id)).toEqual([]);
     for (const o of orders) expect({ o: o.id, closing: h.eventsFor(o.id, 'StockCommitted').length + (wasReserved(o) ? h.eventsFor(o.id, 'StockReleased').length : 0) }).toEqual({ o: o.id, closing: sold.includes(o) || givenBack.includes(o) ? 1 : 0 });
     // Reordered commands: the overtaken ReserveStock is rejected, nothing is held for it.
     for (const o of orders.filter((x) => x.kind === 6 || x.kind === 7)) expect(reserveAnswers(o)[0]?.payload['code']).toBe('INVENTORY.RESERVATION_RELEASED');
@@ -194,7 +204,7 @@ describe('never oversells (two instances, one consumer group)', () => {
   it('returns expired holds to stock while orders keep arriving, and commits only live reservations', async () => {
     const p = oid(0xa1, 9);
     expect((await h.http('POST', `/stock/${p}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 30, reason: 'delivery' } })).status).toBe(201);
-    const sampler = new CounterSampler(stockColl());
+    const sampler = new CounterSampler(stockColl(), { product_id: p });
     sampler.start();
     const orders = Array.from({ length: 120 }, (_, i) => ({ id: oid(0xc1, i), qty: 1 + (i % 3) }));
     const waves = [orders.slice(0, 40), orders.slice(40, 80), orders.slice(80)];
@@ -223,10 +233,17 @@ describe('never oversells (two instances, one consumer group)', () => {
       expect(closing).toHaveLength(1);
       if (closing[0]!.type === 'StockReleased') expect(closing[0]!.payload['reason']).toBe('expired');
     }
-    // Commits that came too late got an error event with a code, never a silent success.
-    for (const e of h.events.filter((x) => x.type === 'StockCommitFailed' && orders.some((o) => o.id === x.payload['order_id']))) {
-      expect(['INVENTORY.RESERVATION_EXPIRED', 'INVENTORY.RESERVATION_NOT_FOUND']).toContain(e.payload['code']);
-    }
+    // Every CommitStock got exactly one answer: a sale, or — too late — an error event with a code, never silence.
+    const commitTargets = waves.flatMap((wave) => wave.filter((_, i) => i % 4 === 0));
+    expect(commitTargets).toHaveLength(30);
+    await waitFor(async () => commitTargets.every((o) => h.eventsFor(o.id, 'StockCommitted').length + h.eventsFor(o.id, 'StockCommitFailed').length > 0) || undefined, 30_000, 'every CommitStock answered');
+    await new Promise((r) => setTimeout(r, 1000)); // a second answer would arrive here
+    const failedCommits = commitTargets.flatMap((o) => h.eventsFor(o.id, 'StockCommitFailed'));
+    expect(commitTargets.map((o) => h.eventsFor(o.id, 'StockCommitted').length + h.eventsFor(o.id, 'StockCommitFailed').length)).toEqual(commitTargets.map(() => 1));
+    expect(committedOrders.length + failedCommits.length).toBe(commitTargets.length);
+    expect(committedOrders.every((o) => commitTargets.includes(o))).toBe(true);
+    expect(failedCommits.length).toBeGreaterThan(0); // some commits did come too late
+    for (const e of failedCommits) expect(['INVENTORY.RESERVATION_EXPIRED', 'INVENTORY.RESERVATION_NOT_FOUND']).toContain(e.payload['code']);
     const expiredCount = orders.filter((o) => h.eventsFor(o.id, 'StockReleased').length > 0).length;
     expect(expiredCount).toBeGreaterThan(0);
     expect(reservedIds.size).toBeGreaterThan(30 / 3); // expiry returned stock and later waves reserved it again

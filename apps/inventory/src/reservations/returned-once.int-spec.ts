@@ -25,6 +25,15 @@ class StaleReads extends ReservationsRepository {
   }
 }
 
+/** The service as the sweeper drives it: records each order it resumes, with the status of the snapshot it resumed from. */
+class RecordingService extends ReservationsService {
+  readonly resumed: { _id: string; status: string }[] = [];
+  override async complete(doc: ReservationDoc, fresh = false): Promise<void> {
+    this.resumed.push({ _id: doc._id, status: doc.status });
+    return super.complete(doc, fresh);
+  }
+}
+
 /** Pauses a processor right before it moves a return's units (it has read the document and the order). */
 class PausedReturn extends StockRepository {
   pause: { reached: () => void; resume: Promise<void> } | undefined;
@@ -69,7 +78,15 @@ describe('a sold unit is returned once', () => {
       logger,
     );
   const service = serviceOn(stock);
-  const sweeper = new Sweeper(reservations, stock, service, 0, logger);
+  const swept = new RecordingService(
+    reservations,
+    stock,
+    new InventoryEvents('test.events'),
+    new OutboxNudge(),
+    limits,
+    logger,
+  );
+  const sweeper = new Sweeper(reservations, stock, swept, 0, logger);
   const hours = (n: number) => new Date(Date.now() + n * 3_600_000);
   let next = 0;
 
@@ -171,7 +188,10 @@ describe('a sold unit is returned once', () => {
     const before = await counters(p);
 
     reservations.stale.push(snapshot); // the sweeper read the order while it was still reserving
-    await sweeper.sweepOnce();
+    swept.resumed.splice(0);
+    const sweep = await sweeper.sweepOnce();
+    // the sweep resumed exactly the injected snapshot (a sweep that never got to it would prove nothing)
+    expect({ left: reservations.stale.length, resumed: sweep.resumed, orders: swept.resumed }).toEqual({ left: 0, resumed: 1, orders: [{ _id: order, status: 'reserving' }] });
     const afterResume = (await level(p)).reservations;
     await sweeper.sweepOnce(hours(2)); // past every expiry: the orphan-hold pass
     expect({ afterResume, ...(await counters(p)) }).toEqual({ afterResume: [], ...before });

@@ -22,6 +22,15 @@ class StaleReads extends ReservationsRepository {
   }
 }
 
+/** The service as the sweeper drives it: records each order it resumes, with the status of the snapshot it resumed from. */
+class RecordingService extends ReservationsService {
+  readonly resumed: { _id: string; status: string }[] = [];
+  override async complete(doc: ReservationDoc, fresh = false): Promise<void> {
+    this.resumed.push({ _id: doc._id, status: doc.status });
+    return super.complete(doc, fresh);
+  }
+}
+
 /** Pauses one processor right before it holds a given product (a consumer that lost its partition mid-command). */
 class PausedStock extends StockRepository {
   pauseAt: { productId: string; reached: () => void; resume: Promise<void> } | undefined;
@@ -54,7 +63,8 @@ describe('a unit is sold once', () => {
   const limits = { zones: ['MSK'], maxLines: 10, maxQtyPerLine: 100 };
   const serviceOn = (s: StockRepository) => new ReservationsService(reservations, s, new InventoryEvents('test.events'), new OutboxNudge(), limits, logger);
   const service = serviceOn(stock);
-  const sweeper = new Sweeper(reservations, stock, service, 0, logger);
+  const swept = new RecordingService(reservations, stock, new InventoryEvents('test.events'), new OutboxNudge(), limits, logger);
+  const sweeper = new Sweeper(reservations, stock, swept, 0, logger);
   const hours = (n: number) => new Date(Date.now() + n * 3_600_000);
 
   beforeAll(async () => {
@@ -103,7 +113,10 @@ describe('a unit is sold once', () => {
     expect(await level(p)).toMatchObject({ available: 8, reserved: 0, committed: 2 });
 
     reservations.stale.push(snapshot); // the sweeper read the order while it was still reserving
-    await sweeper.sweepOnce();
+    swept.resumed.splice(0);
+    const sweep = await sweeper.sweepOnce();
+    // the sweep resumed exactly the injected snapshot (a sweep that never got to it would prove nothing)
+    expect({ left: reservations.stale.length, resumed: sweep.resumed, orders: swept.resumed }).toEqual({ left: 0, resumed: 1, orders: [{ _id: order, status: 'reserving' }] });
     const afterResume = (await level(p)).reservations;
     // Past every expiry: the orphan-hold pass runs over whatever the resume left behind.
     await sweeper.sweepOnce(hours(2));

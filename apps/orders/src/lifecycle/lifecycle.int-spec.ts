@@ -97,7 +97,8 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
       'PaymentReversed:orders:payment-worker:system',
       'StockReturned:inventory:system',
     ]);
-    // The same request again (on the other instance), and the same StockReturned again: no new transition, no new event.
+    // The same request again (on the other instance), and StockReturned again — the same message redelivered,
+    // and a copy under a new envelope id, as inventory answers a repeated ReturnStock: no new transition, no new event.
     const again = await post<OrderBody>(`/orders/${c.order_id}/cancel`, 'alice', 1);
     expect({ status: again.status, state: again.body.state, version: again.body.version }).toEqual({
       status: 202,
@@ -109,6 +110,12 @@ describe('order lifecycle: cancel, delivery, completion (real Kafka + MongoDB + 
       { order_id: c.order_id, zone: 'MSK', lines: [{ product_id: c.order_id.replace(/./g, 'a'), qty: 2 }] },
       returned,
     );
+    const resent = await h.reply('StockReturned', {
+      order_id: c.order_id,
+      zone: 'MSK',
+      lines: [{ product_id: c.order_id.replace(/./g, 'a'), qty: 2 }],
+    });
+    expect(resent).not.toBe(returned);
     await settle();
     expect(h.for(c.order_id, 'OrderCancelled')).toHaveLength(1);
     expect(h.for(c.order_id, 'ReturnStock')).toHaveLength(1);
