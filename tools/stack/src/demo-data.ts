@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { kafkaEnvAs } from './services';
 
 /**
  * Loads the demo catalog (3-level Russian category tree, ≥ 2,000 products) and stock for the
@@ -16,7 +17,7 @@ export async function loadDemoData(root: string, infra: Readonly<Record<string, 
     execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/catalog/scripts/seed.ts', '--no-wait'], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001', INVENTORY_URL: 'http://127.0.0.1:3002' },
+      env: { ...process.env, ...infra, ...kafkaEnvAs('catalog', infra), CATALOG_URL: 'http://127.0.0.1:3001', INVENTORY_URL: 'http://127.0.0.1:3002' },
     });
     await stockDemoProducts(infra, log);
     mkdirSync(join(root, '.infra', 'services'), { recursive: true });
@@ -41,7 +42,7 @@ function loadDemoOrders(root: string, infra: Readonly<Record<string, string>>, l
   execFileSync(process.execPath, [require.resolve('tsx/cli'), '--tsconfig', 'tsconfig.base.json', 'apps/orders/scripts/demo-orders.ts'], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, ...infra, CATALOG_URL: 'http://127.0.0.1:3001' },
+    env: { ...process.env, ...infra, ...kafkaEnvAs('orders', infra), CATALOG_URL: 'http://127.0.0.1:3001' },
   });
   mkdirSync(join(root, '.infra', 'services'), { recursive: true });
   writeFileSync(marker, new Date().toISOString());

@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ServicePrincipal } from '@mw/contracts';
+import { kafkaPasswordVariable } from '@mw/infra';
 
 /** The processes `npm start` runs from their built bundles, with the settings each needs. */
 export interface StackService {
-  readonly name: string;
+  /** Also its Kafka principal (ADR 0009). */
+  readonly name: ServicePrincipal;
   /** Bundle produced by `nx build`, relative to the repository root. */
   readonly bundle: string;
   readonly port: number;
@@ -25,6 +28,7 @@ export function serviceEnv(s: StackService, infra: Readonly<Record<string, strin
   const env: Record<string, string> = {
     HTTP_PORT: String(s.port),
     KAFKA_BROKERS: infra['KAFKA_BROKERS'] ?? '',
+    ...kafkaEnvAs(s.name, infra),
     NODE_ENV: 'development',
     OIDC_ISSUER: infra['OIDC_ISSUER'] ?? '',
     OIDC_AUDIENCE: infra['OIDC_AUDIENCE'] ?? '',
@@ -35,6 +39,21 @@ export function serviceEnv(s: StackService, infra: Readonly<Record<string, strin
     env['CASSANDRA_LOCAL_DATACENTER'] = infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1';
   }
   return env;
+}
+
+/** KAFKA_SASL_MECHANISM / KAFKA_USERNAME / KAFKA_PASSWORD of a service's own principal, from the infra variables (ADR 0009). */
+export function kafkaEnvAs(
+  principal: ServicePrincipal,
+  infra: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const mechanism = infra['KAFKA_SASL_MECHANISM'] ?? 'none';
+  if (mechanism === 'none') return { KAFKA_SASL_MECHANISM: 'none' };
+  const password = infra[kafkaPasswordVariable(principal)];
+  if (!password)
+    throw new Error(
+      `${kafkaPasswordVariable(principal)} missing from the infrastructure's variables: ${principal} cannot authenticate to Kafka`,
+    );
+  return { KAFKA_SASL_MECHANISM: mechanism, KAFKA_USERNAME: principal, KAFKA_PASSWORD: password };
 }
 
 export function bundlePath(root: string, s: StackService): string {
