@@ -30,7 +30,7 @@ export const topicAccess: Readonly<
   'inventory.commands.v1': { producer: 'orders', consumers: ['inventory'] },
   'inventory.events.v1': { producer: 'inventory', consumers: ['orders', 'carts'] },
   'carts.checkout.v1': { producer: 'carts', consumers: ['orders'] },
-  'orders.orders.v1': { producer: 'orders', consumers: ['carts'] },
+  'orders.orders.v1': { producer: 'orders', consumers: ['carts', 'orders'] }, // orders: the sales analytics read model (group orders-analytics)
 };
 
 /**
