@@ -22,6 +22,7 @@ import {
 import { kafkaAclTable, kafkaPrincipals } from '@mw/contracts';
 import {
   aclDiff,
+  composeAclScript,
   kafkaCredentialEnv,
   kafkaDevPassword,
   scramFormatArgs,
@@ -205,6 +206,11 @@ describe('kafka configuration', () => {
       KAFKA_PASSWORD_CATALOG_PROJECTOR: kafkaDevPassword('catalog-projector'),
     });
     expect(Object.values(env)).not.toContain(kafkaDevPassword('admin'));
+  });
+
+  it('gives the compose kafka-init job the same table (tools/infra/kafka/compose-acls.sh is current)', () => {
+    const committed = readFileSync(join(__dirname, '../kafka/compose-acls.sh'), 'utf8');
+    expect(committed).toBe(composeAclScript()); // regenerate: tsx tools/infra/src/cli.ts compose-acls > tools/infra/kafka/compose-acls.sh
   });
 
   it('makes the ACLs exactly the table: adds what is missing, removes what the table no longer has', () => {

@@ -162,3 +162,43 @@ export async function provisionKafka(kafka: Kafka): Promise<{ added: number; rem
     await admin.disconnect();
   }
 }
+
+const CLI_OPERATION: Readonly<Record<AclEntry['operation'], string>> = {
+  all: 'All',
+  read: 'Read',
+  write: 'Write',
+  create: 'Create',
+  delete: 'Delete',
+  describe: 'Describe',
+  'describe-configs': 'DescribeConfigs',
+  'alter-configs': 'AlterConfigs',
+};
+const CLI_RESOURCE: Readonly<Record<AclEntry['resource'], string>> = {
+  topic: '--topic',
+  group: '--group',
+  'transactional-id': '--transactional-id',
+  cluster: '--cluster',
+};
+
+/**
+ * The same table as `kafka-acls.sh` lines, for the compose `kafka-init` job
+ * (tools/infra/kafka/compose-acls.sh, checked against this by infra.spec.ts). `--add` is idempotent.
+ */
+export function composeAclScript(): string {
+  const lines = kafkaAclTable().map((e) =>
+    [
+      'acl --add',
+      `--${e.permission}-principal User:${e.principal}`,
+      `--operation ${CLI_OPERATION[e.operation]}`,
+      e.resource === 'cluster' ? '--cluster' : `${CLI_RESOURCE[e.resource]} '${e.name}'`,
+      `--resource-pattern-type ${e.pattern}`,
+    ].join(' '),
+  );
+  return [
+    '# Generated from libs/contracts/src/access.ts (kafkaAclTable) by tools/infra — do not edit:',
+    '#   npx tsx --tsconfig tsconfig.base.json tools/infra/src/cli.ts compose-acls > tools/infra/kafka/compose-acls.sh',
+    '# Sourced by tools/infra/kafka/compose-init.sh, which defines acl() as kafka-acls.sh run as the admin.',
+    ...lines,
+    '',
+  ].join('\n');
+}
