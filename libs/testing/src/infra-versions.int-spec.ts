@@ -9,10 +9,9 @@ describe('infrastructure under test', () => {
   const env = testEnv();
 
   it('Apache Kafka answers metadata requests', async () => {
-    const admin = new Kafka({ clientId: 'versions', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    const admin = new Kafka({ clientId: 'versions', brokers: env.kafkaBrokers, sasl: env.kafkaSasl, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     const cluster = await admin.describeCluster();
-      sasl: env.kafkaSasl,
     await admin.disconnect();
     console.log(`Kafka: ${env.kafkaBrokers.join(',')} cluster ${cluster.clusterId}, ${cluster.brokers.length} broker(s)`);
     expect(cluster.brokers.length).toBeGreaterThan(0);

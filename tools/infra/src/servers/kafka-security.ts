@@ -8,7 +8,7 @@
  * each service's from its own secret (KAFKA_USERNAME / KAFKA_PASSWORD).
  */
 import type { Admin, Kafka, SASLOptions } from 'kafkajs';
-import { type AclEntry, type KafkaPrincipal, kafkaAclTable, kafkaPrincipals } from '@mw/contracts';
+import { type AclEntry, type KafkaPrincipal, kafkaAclTable, kafkaPrincipals, topicNames } from '@mw/contracts';
 
 export const KAFKA_SASL_MECHANISM = 'scram-sha-512';
 /** The principal tools/infra administers the cluster as (super user). */
@@ -146,8 +146,8 @@ async function currentAcls(admin: Admin): Promise<WireAcl[]> {
  * Idempotent; returns how many bindings changed.
  */
 export async function provisionKafka(kafka: Kafka): Promise<{ added: number; removed: number }> {
+  // loaded here only: the CLI's other commands never pay for the messaging library
   const { ensureTopics } = await import('@mw/messaging');
-  const { topicNames } = await import('@mw/contracts');
   await ensureTopics(kafka, topicNames, 3);
   const admin = kafka.admin();
   await admin.connect();
