@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { CassandraModule } from '@mw/persistence';
-import { PlatformModule } from '@mw/platform';
+import { kafkaSaslOf, PlatformModule } from '@mw/platform';
 import { ActivityModule } from './activity/activity.module';
 import { activitySchema } from './activity/activity.schema';
 import { CartsConfig } from './config';
@@ -44,6 +44,7 @@ export class AppModule {
         }),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
+          sasl: kafkaSaslOf(config),
           clientId: config.KAFKA_CLIENT_ID ?? 'carts',
           groupId: config.KAFKA_GROUP_ID,
           topics: {

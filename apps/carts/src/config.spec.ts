@@ -1,7 +1,7 @@
 import { ConfigError } from '@mw/platform';
 import { DEV_GUEST_SESSION_SECRET, loadCartsConfig } from './config';
 
-const unset = { KAFKA_BROKERS: '127.0.0.1:9092', CASSANDRA_CONTACT_POINTS: '127.0.0.1' };
+const unset = { KAFKA_BROKERS: '127.0.0.1:9092', KAFKA_USERNAME: 'carts', KAFKA_PASSWORD: 'pw', CASSANDRA_CONTACT_POINTS: '127.0.0.1' };
 const base = { ...unset, NODE_ENV: 'test' };
 const problems = (env: Record<string, string>): string => {
   try {

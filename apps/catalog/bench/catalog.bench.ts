@@ -20,7 +20,7 @@ import pino from 'pino';
 import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
 import { connectCassandra, createMongoClient } from '@mw/persistence';
-import { loadConfig } from '@mw/platform';
+import { kafkaSaslOf, loadConfig } from '@mw/platform';
 import { serviceToken, uniqueName } from '@mw/testing';
 import { CategoriesRepository } from '../src/categories/categories.repository';
 import { catalogConfigSchema } from '../src/config';
@@ -259,7 +259,12 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
   if (!existsSync(bundle))
     execSync('NX_DAEMON=false npx nx run catalog:build-projector', { cwd: ROOT, stdio: 'inherit' });
   const topic = `catalog.products.v1.bench-${suffix}`;
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'catalog-bench', logger });
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    sasl: kafkaSaslOf(config),
+    clientId: 'catalog-bench',
+    logger,
+  });
   await ensureTopics(kafka, [topic], config.KAFKA_TOPIC_PARTITIONS);
   const port = 3900 + Math.floor(Math.random() * 90);
   const child = spawn(process.execPath, ['--enable-source-maps', bundle], {

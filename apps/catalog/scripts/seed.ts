@@ -7,6 +7,7 @@
 import { ObjectId } from 'mongodb';
 import pino from 'pino';
 import { KafkaPublisher, OutboxRelay, createKafka } from '@mw/messaging';
+import { kafkaSaslOf, type KafkaSasl } from '@mw/platform';
 import { CategoriesRepository } from '../src/categories/categories.repository';
 import { CategoriesService } from '../src/categories/categories.service';
 import { Category } from '../src/categories/category';
@@ -58,7 +59,8 @@ async function main(): Promise<void> {
       process.stdout.write(
         `seed: demo catalogue already loaded (${bySlug.size} categories, ${present} products)\n`,
       );
-      if (!process.argv.includes('--no-wait')) await drainOutbox(ctx.db, ctx.config.KAFKA_BROKERS);
+      if (!process.argv.includes('--no-wait'))
+        await drainOutbox(ctx.db, ctx.config.KAFKA_BROKERS, kafkaSaslOf(ctx.config));
       return;
     }
     for (let i = 0; i < list.length; i += 200) {
@@ -78,16 +80,21 @@ async function main(): Promise<void> {
       `seed: ${newCategories} new categories (${bySlug.size} in the tree), ${created} new products (${list.length - created} already there)\n`,
     );
     if (process.argv.includes('--no-wait')) return;
-    await drainOutbox(ctx.db, ctx.config.KAFKA_BROKERS);
+    await drainOutbox(ctx.db, ctx.config.KAFKA_BROKERS, kafkaSaslOf(ctx.config));
   } finally {
     await ctx.close();
   }
 }
 
 /** Publishes what is still in the outbox (or waits for the running API's relay), bounded. */
-async function drainOutbox(db: import('mongodb').Db, brokers: readonly string[]): Promise<void> {
+async function drainOutbox(
+  db: import('mongodb').Db,
+  brokers: readonly string[],
+  sasl: KafkaSasl | undefined,
+): Promise<void> {
   const logger = pino({ level: 'warn' });
-  const publisher = new KafkaPublisher(createKafka({ brokers, clientId: 'catalog-seed', logger }));
+  // as the catalog itself: only `catalog` may write its topics (ADR 0009)
+  const publisher = new KafkaPublisher(createKafka({ brokers, sasl, clientId: 'catalog-seed', logger }));
   await publisher.connect();
   const relay = new OutboxRelay({
     db,

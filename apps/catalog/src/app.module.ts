@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { CassandraModule, MongoModule } from '@mw/persistence';
-import { PlatformModule } from '@mw/platform';
+import { kafkaSaslOf, PlatformModule } from '@mw/platform';
 import { api } from './api';
 import { CategoriesRepository } from './categories/categories.repository';
 import { CategoriesService } from './categories/categories.service';
@@ -37,6 +37,7 @@ export class AppModule {
         CassandraModule.forRoot(cassandraOptions(config)),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
+          sasl: kafkaSaslOf(config),
           clientId: config.KAFKA_CLIENT_ID ?? 'catalog',
           groupId: config.KAFKA_GROUP_ID,
           topics: {

@@ -12,6 +12,7 @@ import {
   createTestUsers,
   type DemoUser,
   deleteTestUsers,
+  kafkaSaslEnv,
   testEnv,
   type TestUser,
   testUserToken,
@@ -141,7 +142,7 @@ export class Stack {
     this.dbs = { catalog: `catalog_${this.run}`, inventory: `inventory_${this.run}`, orders: `orders_${this.run}` };
     this.keyspaces = { catalog: `cr_${this.run}`.slice(0, 48), carts: `carts_${this.run}`.slice(0, 48) };
     this.mongo = createMongoClient(this.env.mongoUrl);
-    this.kafka = new Kafka({ clientId: `e2e-${this.run}`, brokers: this.env.kafkaBrokers, logLevel: logLevel.NOTHING });
+    this.kafka = new Kafka({ clientId: `e2e-${this.run}`, brokers: this.env.kafkaBrokers, sasl: this.env.kafkaSasl, logLevel: logLevel.NOTHING });
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
     this.admin = this.kafka.admin();
   }
@@ -160,6 +161,8 @@ export class Stack {
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
       KAFKA_BROKERS: this.env.kafkaBrokers.join(','),
+      // every process as `test`: this run's topics are private (e2e.*, catalog.products.v1.<run>), ADR 0009
+      ...kafkaSaslEnv(this.env.kafkaSasl),
       KAFKA_CLIENT_ID: `${name}-${this.run}`,
       KAFKA_TOPIC_PARTITIONS: '3',
       HTTP_PORT: String(port),

@@ -16,7 +16,7 @@ import { MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
-import { uniqueName } from '@mw/testing';
+import { testEnv, uniqueName } from '@mw/testing';
 import { replay } from '../src/ledger/ledger';
 import { stockKey } from '../src/stock/stock';
 
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   };
   const mongo = await createMongoClient(infra['MONGO_URL']!).connect();
   const db = mongo.db(dbName);
-  const kafka = new Kafka({ clientId: 'inventory-bench', brokers: infra['KAFKA_BROKERS']!.split(','), logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({ clientId: 'inventory-bench', brokers: infra['KAFKA_BROKERS']!.split(','), sasl: testEnv().kafkaSasl, logLevel: logLevel.NOTHING });
   const publisher = new KafkaPublisher(kafka);
   let child: ChildProcess | undefined;
   /** First reply per order id: when it was seen and whether it reserved. */

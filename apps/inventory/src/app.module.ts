@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { MongoModule } from '@mw/persistence';
-import { PlatformModule } from '@mw/platform';
+import { kafkaSaslOf, PlatformModule } from '@mw/platform';
 import { InventoryConfig } from './config';
 import { inventoryProviders } from './inventory.providers';
 import { LedgerController } from './ledger/ledger.controller';
@@ -21,6 +21,7 @@ export class AppModule {
         MongoModule.forRoot({ url: config.MONGO_URL, dbName: config.MONGO_DB, appName: 'inventory', readPreference: 'primary' }),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
+          sasl: kafkaSaslOf(config),
           clientId: config.KAFKA_CLIENT_ID ?? 'inventory',
           groupId: config.KAFKA_GROUP_ID,
           topics: { 'inventory.commands.v1': config.INVENTORY_COMMANDS_TOPIC, 'inventory.events.v1': config.INVENTORY_EVENTS_TOPIC },

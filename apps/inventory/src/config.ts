@@ -14,6 +14,12 @@ export const inventoryConfigSchema = baseConfigSchema.extend({
   /** Semantic limits of ReserveStock (the contract's own limits are wider). */
   INVENTORY_MAX_LINES: env.int(50, 1, 100),
   INVENTORY_MAX_QTY_PER_LINE: env.int(1000, 1, 100_000),
+  /**
+   * Longest stock hold inventory grants, whatever ReserveStock.hold_seconds asks (the contract allows
+   * a day): a command naming a day cannot lock a hot product for one (ADR 0009). Above orders'
+   * STOCK_HOLD_SECONDS (900).
+   */
+  INVENTORY_MAX_HOLD_SECONDS: env.int(1800, 60, 86_400),
   /** Low-stock listing default threshold. */
   INVENTORY_LOW_STOCK_THRESHOLD: env.int(5, 0, 1_000_000),
   /** Sweeper period (expiry, crash recovery, orphan holds). */

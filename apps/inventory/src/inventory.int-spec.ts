@@ -1,5 +1,5 @@
 import { Kafka } from 'kafkajs';
-import { collectFrom, header, waitFor } from '@mw/testing';
+import { collectFrom, header, testEnv, waitFor } from '@mw/testing';
 import { StockRepository } from './stock/stock.repository';
 import { StockDoc } from './stock/stock';
 import { ifMatch, InventoryHarness, oid, restockKey } from './test/harness';
@@ -206,7 +206,11 @@ describe('inventory service', () => {
 
     it('dead-letters what it cannot read', async () => {
       await h.sendRaw('garbage-key', '{not json');
-      const kafka = new Kafka({ clientId: 'dlq-probe', brokers: [...h.config.KAFKA_BROKERS] });
+      const kafka = new Kafka({
+        clientId: 'dlq-probe',
+        brokers: [...h.config.KAFKA_BROKERS],
+        sasl: testEnv().kafkaSasl,
+      });
       const dlq = await collectFrom(kafka, [`${h.config.INVENTORY_COMMANDS_TOPIC}.dlq`], (all) => all.some((m) => m.message.key?.toString() === 'garbage-key'));
       const msg = dlq.find((m) => m.message.key?.toString() === 'garbage-key')!;
       expect(header(msg.message, 'x-dlq-error-code')).toBe('COMMON.UNPARSEABLE_MESSAGE');

@@ -79,6 +79,7 @@ export function inventoryProviders(config: Cfg): Provider[] {
 export const reserveLimits = (config: Cfg): ReserveLimits => ({
   zones: config.ZONES,
   maxLines: config.INVENTORY_MAX_LINES,
+  maxHoldSeconds: config.INVENTORY_MAX_HOLD_SECONDS,
   maxQtyPerLine: config.INVENTORY_MAX_QTY_PER_LINE,
 });
 

@@ -27,7 +27,7 @@ import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
-import { accessToken, type DemoUser, uniqueName } from '@mw/testing';
+import { accessToken, type DemoUser, testEnv, uniqueName } from '@mw/testing';
 
 const ROOT = join(__dirname, '../../..');
 const LEVELS = [8, 32, 64] as const;
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
   const mongo = await createMongoClient(infra['MONGO_URL']!).connect();
   const cassandra = new CassandraClient({ contactPoints: infra['CASSANDRA_CONTACT_POINTS']!.split(','), localDataCenter: infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1' });
   await cassandra.connect();
-  const kafka = new Kafka({ clientId: `checkout-bench-${run}`, brokers: infra['KAFKA_BROKERS']!.split(','), logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({ clientId: `checkout-bench-${run}`, brokers: infra['KAFKA_BROKERS']!.split(','), sasl: testEnv().kafkaSasl, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   const children = new Map<Service, ChildProcess>();

@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { MongoModule } from '@mw/persistence';
-import { PlatformModule } from '@mw/platform';
+import { kafkaSaslOf, PlatformModule } from '@mw/platform';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { OrdersConfig } from './config';
 import { ORDERS_CONFIG } from './config.token';
@@ -20,6 +20,7 @@ export class AppModule {
         MongoModule.forRoot({ url: config.MONGO_URL, dbName: config.MONGO_DB, appName: 'orders', readPreference: 'primary' }),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
+          sasl: kafkaSaslOf(config),
           clientId: config.KAFKA_CLIENT_ID ?? 'orders',
           groupId: config.KAFKA_GROUP_ID,
           topics: {

@@ -8,3 +8,4 @@ export * as Carts from './carts';
 export * as Orders from './orders';
 export * from './envelope-factory';
 export * from './json-schema';
+export * from './access';

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConsumerTimeouts, HealthRegistry, KAFKA_CONSUMER_TIMEOUTS, LOGGER, Metrics } from '@mw/platform';
+import { ConsumerTimeouts, HealthRegistry, KAFKA_CONSUMER_TIMEOUTS, type KafkaSasl, LOGGER, Metrics } from '@mw/platform';
 import { ConsumerRunner, createConsumerRunner } from './consumer/consumer-runner';
 import { TopicName } from '@mw/contracts';
 import { createKafka } from './kafka/kafka';
@@ -14,6 +14,8 @@ const MESSAGING_OPTIONS = Symbol('MESSAGING_OPTIONS');
 
 export interface MessagingOptions {
   readonly brokers: readonly string[];
+  /** The service's own principal (`kafkaSaslOf(config)`); undefined only for a broker without SASL. */
+  readonly sasl: KafkaSasl | undefined;
   readonly clientId: string;
   /** Consumer group of this service (named in DLQ headers). */
   readonly groupId: string;
@@ -67,7 +69,7 @@ export class MessagingModule {
       module: MessagingModule,
       providers: [
         { provide: MESSAGING_OPTIONS, useValue: opts },
-        { provide: KAFKA, useFactory: (logger: Logger) => createKafka({ brokers: opts.brokers, clientId: opts.clientId, logger }), inject: [LOGGER] },
+        { provide: KAFKA, useFactory: (logger: Logger) => createKafka({ brokers: opts.brokers, sasl: opts.sasl, clientId: opts.clientId, logger }), inject: [LOGGER] },
         { provide: KafkaPublisher, useFactory: (kafka: Kafka) => new KafkaPublisher(kafka), inject: [KAFKA] },
         {
           provide: ConsumerRunner,

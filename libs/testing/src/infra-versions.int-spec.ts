@@ -9,7 +9,7 @@ describe('infrastructure under test', () => {
   const env = testEnv();
 
   it('Apache Kafka answers metadata requests', async () => {
-    const admin = new Kafka({ clientId: 'versions', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    const admin = new Kafka({ clientId: 'versions', brokers: env.kafkaBrokers, sasl: env.kafkaSasl, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     const cluster = await admin.describeCluster();
     await admin.disconnect();

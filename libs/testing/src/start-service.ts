@@ -4,8 +4,10 @@ import {
   createLogger,
   type EdgeSettings,
   type GuestSessions,
+  type KafkaSasl,
   runService,
 } from '@mw/platform';
+import { testEnv } from './test-env';
 import { oidcEnv } from './oidc';
 
 export interface RunningService {
@@ -23,6 +25,8 @@ export async function startService(opts: {
   name: string;
   rootModule: (logger: ReturnType<typeof createLogger>) => DynamicModule;
   brokers: readonly string[];
+  /** Principal of the service's Kafka consumer: the test env's (`testEnv().kafkaSasl`) unless given. */
+  sasl?: KafkaSasl;
   groupId?: string;
   /** The service's API description (apps/<service>/src/api.ts). */
   api: ApiDescription;
@@ -38,7 +42,12 @@ export async function startService(opts: {
     logger,
     http: { port: 0, host: '127.0.0.1', bodyLimit: '256kb' },
     kafka: opts.groupId
-      ? { brokers: opts.brokers, groupId: opts.groupId, clientId: `${opts.name}-test` }
+      ? {
+          brokers: opts.brokers,
+          sasl: opts.sasl ?? testEnv().kafkaSasl,
+          groupId: opts.groupId,
+          clientId: `${opts.name}-test`,
+        }
       : undefined,
     shutdownTimeoutMs: 5000,
     edge: {

@@ -26,10 +26,13 @@ let mongo: MongoClient;
 const admin = new Kafka({
   clientId: 'test-resources-spec',
   brokers: env.kafkaBrokers,
+  sasl: env.kafkaSasl,
   logLevel: logLevel.NOTHING,
 }).admin();
 
 const tokenAt = (ms: number): string => `${ms.toString(36)}_${randomBytes(3).toString('hex')}`;
+/** Topics of a planted name: on the test principal's prefix (ADR 0009), with its DLQ. */
+const topicsOf = (name: string): string[] => [`test.${name}`, `test.${name}.dlq`];
 
 async function plant(name: string): Promise<void> {
   await cass.execute(
@@ -37,10 +40,7 @@ async function plant(name: string): Promise<void> {
   );
   await mongo.db(name).collection('x').insertOne({ planted: true });
   await admin.createTopics({
-    topics: [
-      { topic: name, numPartitions: 1 },
-      { topic: `${name}.dlq`, numPartitions: 1 },
-    ],
+    topics: topicsOf(name).map((topic) => ({ topic, numPartitions: 1 })),
     waitForLeaders: true,
   });
 }
@@ -56,7 +56,7 @@ async function present(name: string): Promise<{ keyspace: boolean; database: boo
   return {
     keyspace: ks.rowLength > 0,
     database: databases.some((d) => d.name === name),
-    topics: topics.filter((t) => t === name || t === `${name}.dlq`).length,
+    topics: topics.filter((t) => topicsOf(name).includes(t)).length,
   };
 }
 
@@ -87,10 +87,10 @@ describe('test resources', () => {
       const dropped = await sweepTestResources(servers);
       expect(dropped.keyspaces).toContain(old);
       expect(dropped.databases).toContain(old);
-      expect(dropped.topics).toEqual(expect.arrayContaining([old, `${old}.dlq`]));
+      expect(dropped.topics).toEqual(expect.arrayContaining(topicsOf(old)));
       for (const kept of [young, notTestMade]) {
         expect(
-          [...dropped.keyspaces, ...dropped.databases, ...dropped.topics].filter((n) => n.startsWith(kept)),
+          [...dropped.keyspaces, ...dropped.databases, ...dropped.topics].filter((n) => n.includes(kept)),
         ).toEqual([]);
         expect(await present(kept)).toEqual({ keyspace: true, database: true, topics: 2 });
       }
@@ -99,7 +99,7 @@ describe('test resources', () => {
       for (const n of [young, notTestMade]) {
         await cass.execute(`DROP KEYSPACE IF EXISTS "${n}"`);
         await mongo.db(n).dropDatabase();
-        await admin.deleteTopics({ topics: [n, `${n}.dlq`] }).catch(() => undefined);
+        await admin.deleteTopics({ topics: topicsOf(n) }).catch(() => undefined);
       }
     }
   });
@@ -122,13 +122,13 @@ describe('test resources', () => {
       const dropped = await dropRecordedTestResources(servers, ledger);
       expect(dropped.keyspaces.sort()).toEqual([derived, mine].sort());
       expect(dropped.databases.sort()).toEqual([derived, mine].sort());
-      expect(dropped.topics.sort()).toEqual([derived, `${derived}.dlq`, mine, `${mine}.dlq`].sort());
+      expect(dropped.topics.sort()).toEqual([...topicsOf(derived), ...topicsOf(mine)].sort());
       expect(await present(mine)).toEqual({ keyspace: false, database: false, topics: 0 });
       expect(await present(other)).toEqual({ keyspace: true, database: true, topics: 2 });
     } finally {
       await cass.execute(`DROP KEYSPACE IF EXISTS "${other}"`);
       await mongo.db(other).dropDatabase();
-      await admin.deleteTopics({ topics: [other, `${other}.dlq`] }).catch(() => undefined);
+      await admin.deleteTopics({ topics: topicsOf(other) }).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -15,6 +15,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { Client as CassandraClient } from 'cassandra-driver';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
+import type { KafkaSasl } from '@mw/platform';
 
 /** uniqueName's token: `_` + Date.now() in base36 (8 chars until 2059) + `_` + 6 hex digits. */
 const TOKEN = /_([0-9a-z]{8})_([0-9a-f]{6})(?![0-9a-z])/;
@@ -51,6 +52,8 @@ export function ledgerTokens(ledger: string): Set<string> {
 
 export interface ResourceServers {
   readonly kafkaBrokers: readonly string[];
+  /** The `test` principal (ADR 0009): it may delete topics on the test prefixes only. */
+  readonly kafkaSasl?: KafkaSasl | undefined;
   readonly mongoUrl: string;
   readonly cassandraContactPoints: readonly string[];
   readonly cassandraDatacenter: string;
@@ -118,6 +121,7 @@ async function dropTopics(s: ResourceServers, pick: (n: string) => boolean): Pro
   const admin = new Kafka({
     clientId: 'test-resources',
     brokers: [...s.kafkaBrokers],
+    ...(s.kafkaSasl ? { sasl: s.kafkaSasl } : {}),
     logLevel: logLevel.NOTHING,
   }).admin();
   await admin.connect();
@@ -161,8 +165,16 @@ export async function dropRecordedTestResources(
 /** The servers from the connection variables (KAFKA_BROKERS, MONGO_URL, CASSANDRA_CONTACT_POINTS). */
 export function resourceServers(env: NodeJS.ProcessEnv = process.env): ResourceServers | undefined {
   if (!env['KAFKA_BROKERS'] || !env['MONGO_URL'] || !env['CASSANDRA_CONTACT_POINTS']) return undefined;
+  const mechanism = env['KAFKA_SASL_MECHANISM'];
+  const sasl =
+    (mechanism === 'scram-sha-512' || mechanism === 'scram-sha-256' || mechanism === 'plain') &&
+    env['KAFKA_USERNAME'] &&
+    env['KAFKA_PASSWORD']
+      ? ({ mechanism, username: env['KAFKA_USERNAME'], password: env['KAFKA_PASSWORD'] } as KafkaSasl)
+      : undefined;
   return {
     kafkaBrokers: env['KAFKA_BROKERS'].split(','),
+    kafkaSasl: sasl,
     mongoUrl: env['MONGO_URL'],
     cassandraContactPoints: env['CASSANDRA_CONTACT_POINTS'].split(','),
     cassandraDatacenter: env['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1',

@@ -21,7 +21,8 @@ const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cas
   down    stop the servers infra started
   status  show servers, pids, readiness, versions and log files
   env     print export lines with the connection variables
-  smoke   Kafka produce+consume and Cassandra create/insert/select against the running servers`;
+  smoke   Kafka produce+consume and Cassandra create/insert/select against the running servers
+  compose-acls  print the Kafka ACL script of the compose kafka-init job (tools/infra/kafka/compose-acls.sh)`;
 
 const progress: Logger = (name, message) => process.stderr.write(`[${name}] ${message}\n`);
 
@@ -183,6 +184,11 @@ async function smoke(cfg: InfraConfig, names: ServerName[]): Promise<number> {
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === 'compose-acls') {
+    const { composeAclScript } = await import('./servers/kafka-security');
+    process.stdout.write(composeAclScript());
+    return 0;
+  }
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     out(USAGE);
     return command === undefined ? 2 : 0;

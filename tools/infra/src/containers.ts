@@ -120,6 +120,9 @@ export async function upContainers(
   const starters: Record<ServerName, () => Promise<void>> = {
     kafka: async () => {
       env['KAFKA_BROKERS'] = await startKafka(cfg);
+      // this container is PLAINTEXT without an authorizer: clients must not try SASL. Only
+      // INFRA=local and docker compose run the SASL/ACL broker of ADR 0009.
+      env['KAFKA_SASL_MECHANISM'] = 'none';
     },
     cassandra: async () => {
       env['CASSANDRA_CONTACT_POINTS'] = await startCassandra(cfg);

@@ -25,6 +25,12 @@ export function externalEnv(cfg: InfraConfig, names: readonly ServerName[]): Rec
   if (names.includes('cassandra'))
     env['CASSANDRA_LOCAL_DATACENTER'] = process.env['CASSANDRA_LOCAL_DATACENTER'] ?? cfg.cassandraDatacenter;
   if (names.includes('keycloak')) env['OIDC_AUDIENCE'] = cfg.external.oidcAudience ?? OIDC_AUDIENCE;
+  if (names.includes('kafka')) {
+    // the external broker's credentials (ADR 0009) pass through as given
+    for (const [k, v] of Object.entries(process.env)) {
+      if (v !== undefined && /^KAFKA_(SASL_MECHANISM|USERNAME|PASSWORD(_[A-Z_]+)?)$/.test(k)) env[k] = v;
+    }
+  }
   return env;
 }
 

@@ -6,8 +6,8 @@
  *
  * Brings the servers up if they are not running (local processes, containers or external,
  * depending on INFRA — see config.ts), and returns the connection variables
- * (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, CASSANDRA_LOCAL_DATACENTER, MONGO_URL, OIDC_ISSUER,
- * OIDC_AUDIENCE),
+ * (KAFKA_BROKERS and Kafka's SASL credentials, CASSANDRA_CONTACT_POINTS, CASSANDRA_LOCAL_DATACENTER,
+ * MONGO_URL, OIDC_ISSUER, OIDC_AUDIENCE),
  * which are also copied into process.env so that test workers inherit them.
  */
 import { loadConfig, type InfraConfig } from './config';
@@ -23,15 +23,8 @@ export { readPidState, serverPaths, spawnDetached, stopProcess, tailFile } from 
 export type { InfraConfig, InfraMode } from './config';
 export { InfraError } from './errors';
 export { SERVER_NAMES } from './registry';
-export {
-  KEYCLOAK_IMAGE,
-  OIDC_AUDIENCE,
-  OIDC_REALM,
-  issuerFor,
-  realmClientSecret,
-  realmDemoUsers,
-  type RealmUser,
-} from './servers/keycloak';
+export { KAFKA_ADMIN_PRINCIPAL, KAFKA_SASL_MECHANISM, kafkaCredentialEnv, kafkaDevPassword, kafkaPasswordVariable, kafkaSasl } from './servers/kafka-security';
+export { KEYCLOAK_IMAGE, OIDC_AUDIENCE, OIDC_REALM, issuerFor, realmClientSecret, realmDemoUsers, type RealmUser } from './servers/keycloak';
 export type { ServerName } from './types';
 
 export interface EnsureInfraOptions {
@@ -71,6 +64,7 @@ export async function ensureInfra(options: EnsureInfraOptions = {}): Promise<Rec
       env = external.length > 0 ? await checkExternal(cfg, external) : {};
       for (const r of results) {
         env[r.envVar] = r.connection;
+        Object.assign(env, r.extraEnv);
         write(`[infra] ${r.name}: ${r.version}`);
       }
       if (localNames.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;

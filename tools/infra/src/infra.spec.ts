@@ -19,6 +19,15 @@ import {
   cassandraLogback,
   cassandraYaml,
 } from './servers/cassandra';
+import { kafkaAclTable, kafkaPrincipals } from '@mw/contracts';
+import {
+  aclDiff,
+  composeAclScript,
+  kafkaCredentialEnv,
+  kafkaDevPassword,
+  scramFormatArgs,
+  toWireAcl,
+} from './servers/kafka-security';
 import { heapMiB, parseJavaMajor } from './servers/jvm';
 import {
   hasAvx,
@@ -163,6 +172,7 @@ describe('kafka configuration', () => {
       port: 19092,
       controllerPort: 19093,
       dataDir: '/x/.infra/kafka/data',
+      adminPassword: 'admin-pw',
     }),
   );
 
@@ -170,10 +180,53 @@ describe('kafka configuration', () => {
     expect(props.get('process.roles')).toBe('broker,controller');
     expect(props.get('node.id')).toBe('1');
     expect(props.get('controller.quorum.voters')).toBe('1@127.0.0.1:19093');
-    expect(props.get('listeners')).toBe('PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093');
-    expect(props.get('advertised.listeners')).toBe('PLAINTEXT://127.0.0.1:19092');
+    expect(props.get('listeners')).toBe('SASL_PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093');
+    expect(props.get('advertised.listeners')).toBe('SASL_PLAINTEXT://127.0.0.1:19092');
     expect(props.get('controller.listener.names')).toBe('CONTROLLER');
     expect(props.get('log.dirs')).toBe('/x/.infra/kafka/data');
+  });
+
+  it('authenticates every client with SCRAM-SHA-512 and authorizes by ACLs only (ADR 0009)', () => {
+    expect(props.get('listener.security.protocol.map')).toBe(
+      'CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    );
+    expect(props.get('sasl.enabled.mechanisms')).toBe('SCRAM-SHA-512');
+    expect(props.get('inter.broker.listener.name')).toBe('SASL_PLAINTEXT');
+    expect(props.get('listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config')).toContain(
+      'username="admin" password="admin-pw"',
+    );
+    expect(props.get('authorizer.class.name')).toBe(
+      'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    );
+    expect(props.get('allow.everyone.if.no.acl.found')).toBe('false');
+    expect(props.get('super.users')).toBe('User:admin;User:ANONYMOUS');
+  });
+
+  it("formats the storage with one SCRAM credential per principal and exports every password but the admin's", () => {
+    const args = scramFormatArgs();
+    for (const p of kafkaPrincipals)
+      expect(args).toContain(`SCRAM-SHA-512=[name=${p},password=${kafkaDevPassword(p)}]`);
+    const env = kafkaCredentialEnv();
+    expect(env).toMatchObject({
+      KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      KAFKA_USERNAME: 'test',
+      KAFKA_PASSWORD_CATALOG_PROJECTOR: kafkaDevPassword('catalog-projector'),
+    });
+    expect(Object.values(env)).not.toContain(kafkaDevPassword('admin'));
+  });
+
+  it('gives the compose kafka-init job the same table (tools/infra/kafka/compose-acls.sh is current)', () => {
+    const committed = readFileSync(join(__dirname, '../kafka/compose-acls.sh'), 'utf8');
+    expect(committed).toBe(composeAclScript()); // regenerate: tsx tools/infra/src/cli.ts compose-acls > tools/infra/kafka/compose-acls.sh
+  });
+
+  it('makes the ACLs exactly the table: adds what is missing, removes what the table no longer has', () => {
+    const wanted = kafkaAclTable().map(toWireAcl);
+    const stale = { ...toWireAcl(kafkaAclTable()[0]!), principal: 'User:intruder' };
+    const { add, remove } = aclDiff([...wanted.slice(1), stale], wanted);
+    expect(add).toEqual([wanted[0]]);
+    expect(remove).toEqual([stale]);
+    expect(aclDiff(wanted, wanted)).toEqual({ add: [], remove: [] });
   });
 
   it('replicates internal topics once and starts groups without delay', () => {

@@ -13,7 +13,14 @@ import { join } from 'node:path';
 export default async function globalSetup(): Promise<void> {
   const e = process.env;
   e['MW_TEST_LEDGER'] = join(tmpdir(), `mw-test-names-${process.pid}-${randomBytes(4).toString('hex')}.txt`);
-  if (e['KAFKA_BROKERS'] && e['MONGO_URL'] && e['CASSANDRA_CONTACT_POINTS'] && e['OIDC_ISSUER']) return;
+  if (
+    e['KAFKA_BROKERS'] &&
+    e['KAFKA_SASL_MECHANISM'] &&
+    e['MONGO_URL'] &&
+    e['CASSANDRA_CONTACT_POINTS'] &&
+    e['OIDC_ISSUER']
+  )
+    return;
   // Loaded lazily so unit-only runs never touch the infra tooling.
   const { ensureInfra } = await import('./index');
   await ensureInfra();

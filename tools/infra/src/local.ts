@@ -100,6 +100,8 @@ export interface UpResult {
   readonly version: string;
   readonly envVar: string;
   readonly connection: string;
+  /** Other variables clients need (Kafka's SASL credentials). */
+  readonly extraEnv: Readonly<Record<string, string>>;
 }
 
 export async function upOne(cfg: InfraConfig, name: ServerName, logger: Logger): Promise<UpResult> {
@@ -119,6 +121,7 @@ export async function upOne(cfg: InfraConfig, name: ServerName, logger: Logger):
       .catch((err: unknown) => `unknown (${errorMessage(err).split('\n')[0]})`),
     envVar: server.connection.envVar,
     connection: server.connection.value,
+    extraEnv: server.connection.extraEnv ?? {},
   });
 
   const release = await acquireLock(join(paths.dir, 'up.lock'), cfg.startTimeoutMs + 120_000, (holder) =>
@@ -142,10 +145,11 @@ async function upLocked(
   if (state.kind === 'alive') {
     if (await isPortOpen(server.port, cfg.host, 1000)) {
       await server.waitReady(ctx, Math.min(cfg.startTimeoutMs, 60_000));
-      return done('already-running', state.pid);
+    } else {
+      ctx.log(`pid ${state.pid} is running but port ${server.port} is not open yet: waiting for it`);
+      await waitReadyOrExit(server, ctx, state.pid, cfg.startTimeoutMs);
     }
-    ctx.log(`pid ${state.pid} is running but port ${server.port} is not open yet: waiting for it`);
-    await waitReadyOrExit(server, ctx, state.pid, cfg.startTimeoutMs);
+    if (server.reconcile) await server.reconcile(ctx);
     return done('already-running', state.pid);
   }
   if (state.kind === 'stale') {
@@ -162,6 +166,7 @@ async function upLocked(
   try {
     await waitReadyOrExit(server, ctx, pid, cfg.startTimeoutMs);
     if (server.afterStart) await server.afterStart(ctx);
+    if (server.reconcile) await server.reconcile(ctx);
   } catch (err) {
     // leave nothing half-started behind
     await stopProcess(paths, cfg.infraDir, 15_000).catch(() => undefined);
@@ -246,6 +251,7 @@ export async function localEnv(
   for (const name of names) {
     const server = await loadServer(name, cfg);
     env[server.connection.envVar] = server.connection.value;
+    Object.assign(env, server.connection.extraEnv ?? {});
   }
   if (names.includes('cassandra')) env['CASSANDRA_LOCAL_DATACENTER'] = cfg.cassandraDatacenter;
   if (names.includes('keycloak')) env['OIDC_AUDIENCE'] = OIDC_AUDIENCE;

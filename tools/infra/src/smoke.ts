@@ -6,10 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'cassandra-driver';
 import { Kafka, logLevel } from 'kafkajs';
+import { KAFKA_ADMIN_PRINCIPAL, kafkaSasl } from './servers/kafka-security';
 
 export async function smokeKafka(brokers: string): Promise<string> {
   const started = Date.now();
-  const kafka = new Kafka({ clientId: 'infra-smoke', brokers: brokers.split(','), logLevel: logLevel.ERROR });
+  // as the admin: the smoke topic is nobody's (ADR 0009)
+  const kafka = new Kafka({
+    clientId: 'infra-smoke',
+    brokers: brokers.split(','),
+    sasl: kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
+    logLevel: logLevel.ERROR,
+  });
   const topic = `infra-smoke-${Date.now()}`;
   const payload = `hello ${randomUUID()}`;
   const admin = kafka.admin();

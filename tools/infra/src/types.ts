@@ -39,8 +39,14 @@ export interface LocalServer {
   waitReady(ctx: InfraContext, timeoutMs: number): Promise<void>;
   /** Optional one-time step after the first readiness (e.g. replica-set initiation). */
   afterStart?(ctx: InfraContext): Promise<void>;
+  /** Optional idempotent step after every start and every `up` of a running server (e.g. Kafka's topics and ACLs). */
+  reconcile?(ctx: InfraContext): Promise<void>;
   /** Server version as reported by the server itself, e.g. "Apache Kafka 3.9.1". */
   version(ctx: InfraContext): Promise<string>;
-  /** Connection string for clients, exported to tests/services as an env var. */
-  readonly connection: { readonly envVar: string; readonly value: string };
+  /** Connection string for clients, exported to tests/services as an env var, and any other variables clients need (credentials). */
+  readonly connection: {
+    readonly envVar: string;
+    readonly value: string;
+    readonly extraEnv?: Readonly<Record<string, string>>;
+  };
 }

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { kafkaEnvAs } from './services';
 
 /**
  * Loads the demo catalog (3-level Russian category tree, ≥ 2,000 products) and stock for the
@@ -33,7 +34,7 @@ export async function loadDemoData(
       {
         cwd: root,
         stdio: 'inherit',
-        env: { ...process.env, ...infra, CATALOG_URL: catalogUrl, INVENTORY_URL: inventoryUrl },
+        env: { ...process.env, ...infra, ...kafkaEnvAs('catalog', infra), CATALOG_URL: catalogUrl, INVENTORY_URL: inventoryUrl },
       },
     );
     await stockDemoProducts(infra, catalogUrl, inventoryUrl, log);
@@ -68,7 +69,7 @@ function loadDemoOrders(
     {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, ...infra, CATALOG_URL: catalogUrl },
+      env: { ...process.env, ...infra, ...kafkaEnvAs('orders', infra), CATALOG_URL: catalogUrl },
     },
   );
   mkdirSync(join(infraDir, 'services'), { recursive: true });

@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ServicePrincipal } from '@mw/contracts';
+import { kafkaPasswordVariable } from '@mw/infra';
 
 /** The processes `npm start` runs from their built bundles, with the settings each needs. */
 export interface StackService {
-  readonly name: string;
+  /** Also its Kafka principal (ADR 0009). */
+  readonly name: ServicePrincipal;
   /** Bundle produced by `nx build`, relative to the repository root. */
   readonly bundle: string;
   /** Default HTTP port (+ STACK_PORT_OFFSET). */
@@ -146,6 +149,7 @@ export function serviceEnv(
   const env: Record<string, string> = {
     [s.portVariable]: String(servicePort(s, settings)),
     KAFKA_BROKERS: infra['KAFKA_BROKERS'] ?? '',
+    ...kafkaEnvAs(s.name, infra),
     NODE_ENV: 'development',
     OIDC_ISSUER: infra['OIDC_ISSUER'] ?? '',
     OIDC_AUDIENCE: infra['OIDC_AUDIENCE'] ?? '',
@@ -160,6 +164,21 @@ export function serviceEnv(
     for (const [k, v] of Object.entries(s.resources)) env[k] = `${v}_${settings.resourceSuffix}`;
   }
   return env;
+}
+
+/** KAFKA_SASL_MECHANISM / KAFKA_USERNAME / KAFKA_PASSWORD of a service's own principal, from the infra variables (ADR 0009). */
+export function kafkaEnvAs(
+  principal: ServicePrincipal,
+  infra: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const mechanism = infra['KAFKA_SASL_MECHANISM'] ?? 'none';
+  if (mechanism === 'none') return { KAFKA_SASL_MECHANISM: 'none' };
+  const password = infra[kafkaPasswordVariable(principal)];
+  if (!password)
+    throw new Error(
+      `${kafkaPasswordVariable(principal)} missing from the infrastructure's variables: ${principal} cannot authenticate to Kafka`,
+    );
+  return { KAFKA_SASL_MECHANISM: mechanism, KAFKA_USERNAME: principal, KAFKA_PASSWORD: password };
 }
 
 export function bundlePath(root: string, s: StackService): string {

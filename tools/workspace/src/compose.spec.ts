@@ -13,6 +13,7 @@ interface Service {
   image?: string;
   build?: { context: string; dockerfile: string };
   environment?: Record<string, string | number>;
+  entrypoint?: string[];
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   command?: string[] | string;
@@ -33,10 +34,25 @@ describe('docker-compose.yml', () => {
     expect(services['cassandra']?.image).toMatch(/^cassandra:5\.0/);
   });
 
-  it('creates every contract topic and its DLQ before the services start', () => {
-    const script = String(services['kafka-init']?.command);
+  it('creates every contract topic and its DLQ, and the ACL table, before the services start', () => {
+    expect(services['kafka-init']?.entrypoint).toEqual(['/bin/sh', '/mw/compose-init.sh']);
+    const script = readFileSync(join(root, 'tools/infra/kafka/compose-init.sh'), 'utf8');
     for (const topic of topicNames) expect(script).toContain(topic);
     expect(script).toContain('.dlq');
+    expect(script).toContain('. /mw/compose-acls.sh');
+  });
+
+  it('runs Kafka with SASL/SCRAM and every app as its own principal (ADR 0009)', () => {
+    expect(services['kafka']?.entrypoint).toEqual(['/bin/bash', '/mw/compose-kafka.sh']);
+    const broker = readFileSync(join(root, 'tools/infra/kafka/compose-kafka.sh'), 'utf8');
+    expect(broker).toContain('authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer');
+    expect(broker).toContain('allow.everyone.if.no.acl.found=false');
+    for (const app of apps) {
+      expect(services[app]?.environment?.['KAFKA_SASL_MECHANISM']).toBe('scram-sha-512');
+      expect(services[app]?.environment?.['KAFKA_USERNAME']).toBe(app);
+      expect(String(services[app]?.environment?.['KAFKA_PASSWORD'])).toMatch(/^\$\{KAFKA_PASSWORD_[A-Z_]+:-/);
+      expect(broker).toContain(app === 'catalog' ? 'catalog catalog-projector' : app);
+    }
   });
 
   it.each(apps)('%s is built from its own existing Dockerfile with a readiness healthcheck', (name) => {

@@ -5,6 +5,7 @@ import type { EdgeSettings } from '@mw/platform';
 import {
   accessToken,
   type DemoUser,
+  kafkaSaslEnv,
   startService,
   testEdgeSettings,
   testEnv,
@@ -70,6 +71,7 @@ export class CartsHarness {
       CARTS_MAX_ACTIVE_PER_OWNER: '10000',
       LOG_LEVEL: 'warn',
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      ...kafkaSaslEnv(env.kafkaSasl),
       CASSANDRA_CONTACT_POINTS: env.cassandraContactPoints.join(','),
       CASSANDRA_LOCAL_DATACENTER: env.cassandraDatacenter,
       CASSANDRA_KEYSPACE: uniqueName('carts').toLowerCase(),
@@ -91,6 +93,7 @@ export class CartsHarness {
     this.kafka = new Kafka({
       clientId: 'carts-test',
       brokers: [...this.config.KAFKA_BROKERS],
+      sasl: env.kafkaSasl,
       logLevel: logLevel.NOTHING,
     });
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false });

@@ -1,7 +1,16 @@
 import { INestApplication } from '@nestjs/common';
 import { EnvelopeOf } from '@mw/contracts';
 import { EdgeSettings, loadConfig } from '@mw/platform';
-import { accessToken, DemoUser, serviceToken, startService, testEnv, uniqueName } from '@mw/testing';
+import {
+  accessToken,
+  DemoUser,
+  kafkaSaslAs,
+  kafkaSaslEnv,
+  serviceToken,
+  startService,
+  testEnv,
+  uniqueName,
+} from '@mw/testing';
 import { api } from '../api';
 import { AppModule } from '../app.module';
 import { CatalogConfig, catalogConfigSchema } from '../config';
@@ -32,7 +41,7 @@ export async function startStack(
 ): Promise<Stack> {
   const env = testEnv();
   const suffix = uniqueName('t').toLowerCase();
-  const config = loadConfig(catalogConfigSchema, {
+  const settings: Record<string, string> = {
     KAFKA_BROKERS: env.kafkaBrokers.join(','),
     MONGO_URL: env.mongoUrl,
     CASSANDRA_CONTACT_POINTS: env.cassandraContactPoints.join(','),
@@ -46,12 +55,22 @@ export async function startStack(
     CATALOG_READ_PREFERENCE: 'primary',
     LOG_LEVEL: 'warn',
     ...overrides,
+  };
+  // Each process as its own principal (ADR 0009): the API's relay writes the real
+  // catalog.products.v1, which only `catalog` may; the projector reads it as `catalog-projector`
+  // (its group catalog-projector-<run> is under that principal's prefix), a private copy as `test`.
+  const config = loadConfig(catalogConfigSchema, { ...settings, ...kafkaSaslEnv(kafkaSaslAs('catalog')) });
+  const projectorConfig = loadConfig(catalogConfigSchema, {
+    ...settings,
+    ...kafkaSaslEnv(
+      config.PROJECTOR_TOPIC === 'catalog.products.v1' ? kafkaSaslAs('catalog-projector') : env.kafkaSasl,
+    ),
   });
   const { ProjectorModule } = await import('../projection/projector.module');
   const projector = await startService({
     name: 'catalog-projector',
     api: projectorApi,
-    rootModule: (logger) => ProjectorModule.register(config, logger),
+    rootModule: (logger) => ProjectorModule.register(projectorConfig, logger),
     brokers: config.KAFKA_BROKERS,
     edge,
   });

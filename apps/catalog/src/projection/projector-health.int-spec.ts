@@ -14,6 +14,7 @@ describe('projector readiness follows its consumer', () => {
   const kafka = new Kafka({
     clientId: 'projector-health-test',
     brokers: env.kafkaBrokers,
+    sasl: env.kafkaSasl,
     logLevel: logLevel.NOTHING,
   });
   let s: Stack;

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { CassandraModule } from '@mw/persistence';
-import { Metrics, PlatformModule } from '@mw/platform';
+import { kafkaSaslOf, Metrics, PlatformModule } from '@mw/platform';
 import type { CatalogConfig } from '../config';
 import { CATALOG_CONFIG } from '../shared/tokens';
 import { cassandraOptions } from '../shared/cassandra-options';
@@ -22,6 +22,7 @@ export class ProjectorModule {
         CassandraModule.forRoot(cassandraOptions(config)),
         MessagingModule.forRoot({
           brokers: config.KAFKA_BROKERS,
+          sasl: kafkaSaslOf(config),
           clientId: `${config.KAFKA_CLIENT_ID ?? 'catalog'}-projector`,
           groupId: config.PROJECTOR_GROUP_ID,
           topics: { 'catalog.products.v1': config.PROJECTOR_TOPIC },

@@ -1,5 +1,6 @@
 import {
   decideFailedCommit,
+  grantedHoldSeconds,
   newReservation,
   ownerOfHold,
   rejectionCodeOf,
@@ -78,6 +79,16 @@ describe('ReserveStock business rules', () => {
     expect(rejectionCodeOf([{ product_id: p1, requested: 5, available: 2, unknown: false }])).toBe(
       'INVENTORY.INSUFFICIENT_STOCK',
     );
+  });
+});
+
+describe('how long a hold lasts', () => {
+  it('is what ReserveStock asks, at most the service\'s own maximum: a day is clamped, a short hold kept', () => {
+    const capped = { ...limits, maxHoldSeconds: 1800 };
+    expect(grantedHoldSeconds(86_400, capped)).toBe(1800);
+    expect(grantedHoldSeconds(1801, capped)).toBe(1800);
+    expect(grantedHoldSeconds(900, capped)).toBe(900);
+    expect(grantedHoldSeconds(86_400, limits)).toBe(86_400); // no maximum configured: the contract's bound
   });
 });
 

@@ -67,6 +67,19 @@ export interface ReserveLimits {
   readonly zones: readonly string[];
   readonly maxLines: number;
   readonly maxQtyPerLine: number;
+  /**
+   * Longest hold inventory grants (INVENTORY_MAX_HOLD_SECONDS): a ReserveStock asking for more is
+   * held this long, whoever sent it (ADR 0009). Absent: the contract's bound, 86,400 s.
+   */
+  readonly maxHoldSeconds?: number;
+}
+
+/** The contract's bound of ReserveStock.hold_seconds. */
+export const CONTRACT_MAX_HOLD_SECONDS = 86_400;
+
+/** Seconds a valid ReserveStock is held: what it asks, at most the service's own maximum. */
+export function grantedHoldSeconds(requested: number, limits: ReserveLimits): number {
+  return Math.min(requested, limits.maxHoldSeconds ?? CONTRACT_MAX_HOLD_SECONDS);
 }
 
 export interface Problem {
@@ -128,7 +141,7 @@ export function validateReserve(
     typeof cmd.hold_seconds !== 'number' ||
     !Number.isInteger(cmd.hold_seconds) ||
     cmd.hold_seconds < 1 ||
-    cmd.hold_seconds > 86_400
+    cmd.hold_seconds > CONTRACT_MAX_HOLD_SECONDS
   ) {
     return {
       code: 'INVENTORY.INVALID_COMMAND',

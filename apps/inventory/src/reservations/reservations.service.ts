@@ -18,6 +18,7 @@ import {
   resumedExpiry,
   settledAsOf,
   undoKindOf,
+  grantedHoldSeconds,
   validateReserve,
 } from './reservation';
 import { ReservationsRepository } from './reservations.repository';
@@ -51,7 +52,11 @@ export class ReservationsService {
     const problem = validateReserve(cmd, this.limits);
     if (problem) return this.rejectInvalid(cmd.order_id, cmd.zone, problem);
     const now = new Date();
-    const fresh = newReservation(cmd, new Date(now.getTime() + cmd.hold_seconds * 1000), now);
+    const holdSeconds = grantedHoldSeconds(cmd.hold_seconds, this.limits);
+    if (holdSeconds < cmd.hold_seconds) {
+      this.logger.warn({ order_id: cmd.order_id, requested_hold_seconds: cmd.hold_seconds, hold_seconds: holdSeconds }, 'ReserveStock asks for a longer hold than INVENTORY_MAX_HOLD_SECONDS: held for the maximum');
+    }
+    const fresh = newReservation(cmd, new Date(now.getTime() + holdSeconds * 1000), now);
     // Fast path for a short order (a sold-out hot product): one primary read and one insert that
     // stores the rejection with its answer. Nothing is decremented, so nothing can oversell.
     if (await this.rejectIfShortNow(fresh)) return;

@@ -6,7 +6,7 @@ import { createMongoClient } from '@mw/persistence';
 import { createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
 import type { EdgeSettings } from '@mw/platform';
-import { accessToken, type DemoUser, serviceToken, startService, testEnv, uniqueName, waitFor } from '@mw/testing';
+import { accessToken, type DemoUser, kafkaSaslEnv, serviceToken, startService, testEnv, uniqueName, waitFor } from '@mw/testing';
 import { api } from '../api';
 import { AppModule } from '../app.module';
 import { InventoryConfig, loadInventoryConfig } from '../config';
@@ -55,6 +55,7 @@ export class InventoryHarness {
     this.config = loadInventoryConfig({
       ...process.env,
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      ...kafkaSaslEnv(env.kafkaSasl),
       MONGO_URL: env.mongoUrl,
       MONGO_DB: uniqueName('inventory'),
       KAFKA_GROUP_ID: uniqueName('inventory'),
@@ -68,7 +69,7 @@ export class InventoryHarness {
       INVENTORY_PUMP_INTERVAL_MS: '100',
       ...overrides,
     });
-    this.kafka = new Kafka({ clientId: 'inventory-test', brokers: [...this.config.KAFKA_BROKERS], logLevel: logLevel.NOTHING });
+    this.kafka = new Kafka({ clientId: 'inventory-test', brokers: [...this.config.KAFKA_BROKERS], sasl: env.kafkaSasl, logLevel: logLevel.NOTHING });
     this.publisher = new KafkaPublisher(this.kafka);
     this.admin = this.kafka.admin();
     this.mongo = createMongoClient(this.config.MONGO_URL);

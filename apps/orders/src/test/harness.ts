@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { Carts, createMessage, MessageTypeOf, PayloadOf } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
-import { accessToken, type DemoUser, serviceToken, startService, testEnv, uniqueName, waitFor } from '@mw/testing';
+import { accessToken, type DemoUser, kafkaSaslEnv, serviceToken, startService, testEnv, uniqueName, waitFor } from '@mw/testing';
 import { api } from '../api';
 import { AppModule } from '../app.module';
 import { loadOrdersConfig, OrdersConfig } from '../config';
@@ -43,6 +43,7 @@ export class OrdersHarness {
     const env = testEnv();
     this.config = loadOrdersConfig({
       KAFKA_BROKERS: env.kafkaBrokers.join(','),
+      ...kafkaSaslEnv(env.kafkaSasl),
       MONGO_URL: env.mongoUrl,
       MONGO_DB: uniqueName('orders'),
       KAFKA_GROUP_ID: uniqueName('orders'),
@@ -63,7 +64,7 @@ export class OrdersHarness {
       PAYMENT_RETRY_MAX_MS: '300',
       ...overrides,
     });
-    this.kafka = new Kafka({ clientId: 'orders-test', brokers: [...this.config.KAFKA_BROKERS], logLevel: logLevel.NOTHING });
+    this.kafka = new Kafka({ clientId: 'orders-test', brokers: [...this.config.KAFKA_BROKERS], sasl: env.kafkaSasl, logLevel: logLevel.NOTHING });
     this.publisher = new KafkaPublisher(this.kafka);
     this.admin = this.kafka.admin();
     this.mongo = createMongoClient(this.config.MONGO_URL);

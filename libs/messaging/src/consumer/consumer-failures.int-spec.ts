@@ -50,7 +50,12 @@ describe('ConsumerRunner failure handling (real Kafka, real MongoDB)', () => {
   const dbName = uniqueName('outage').slice(0, 60);
 
   beforeAll(async () => {
-    kafka = createKafka({ brokers: env.kafkaBrokers, clientId: 'failures-test', logger });
+    kafka = createKafka({
+      brokers: env.kafkaBrokers,
+      sasl: env.kafkaSasl,
+      clientId: 'failures-test',
+      logger,
+    });
     publisher = new KafkaPublisher(kafka);
     await mongo.connect();
   });

@@ -27,7 +27,7 @@ describe('ConsumerRunner, publisher and DLQ redrive (real Kafka)', () => {
   let healed = false;
 
   beforeAll(async () => {
-    kafka = createKafka({ brokers: env.kafkaBrokers, clientId: 'runner-test', logger });
+    kafka = createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'runner-test', logger });
     await ensureTopics(kafka, [topic], 2);
     publisher = new KafkaPublisher(kafka);
     const runner = new ConsumerRunner(publisher, logger, 'runner-test', undefined, { attempts: 3, initialBackoffMs: 10, maxBackoffMs: 50 });

@@ -85,7 +85,7 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
   }
 
   beforeAll(async () => {
-    kafka = createKafka({ brokers: env.kafkaBrokers, clientId: 'svc-test', logger });
+    kafka = createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'svc-test', logger });
     await ensureTopics(kafka, [topic], 3);
     publisher = new KafkaPublisher(kafka);
     await publisher.connect();
@@ -101,7 +101,7 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
       logger,
       http: { port: 0, host: '127.0.0.1', bodyLimit: '256kb' },
       // No partitionsConcurrently: the default must already work partitions in parallel.
-      kafka: { brokers: env.kafkaBrokers, groupId, clientId: 'svc-test' },
+      kafka: { brokers: env.kafkaBrokers, sasl: env.kafkaSasl, groupId, clientId: 'svc-test' },
       shutdownTimeoutMs: 5000,
       edge: { api: { name: 'svc-test', title: 'svc-test', description: 'test', version: '1', controllers: [] }, settings: testEdgeSettings() },
     });

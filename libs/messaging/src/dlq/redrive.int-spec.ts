@@ -31,7 +31,7 @@ describe('DLQ redrive per consumer group (real Kafka)', () => {
   const failing = { [groupA]: new Set<string>(), [groupB]: new Set<string>() };
 
   beforeAll(async () => {
-    kafka = createKafka({ brokers: env.kafkaBrokers, clientId: 'redrive-test', logger });
+    kafka = createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'redrive-test', logger });
     await ensureTopics(kafka, [topic], 2);
     publisher = new KafkaPublisher(kafka);
     for (const group of [groupA, groupB]) {

@@ -1,5 +1,6 @@
 import { Kafka, logLevel, LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { KafkaSasl } from '@mw/platform';
 import { dlqTopicOf, isTopicName } from '@mw/contracts';
 import { ensureTopicSpecs } from '../topics/topic-admin';
 import { dlqDefinition, streamDefinition, topicDefinitions, TopicPolicy, TopicSpec } from '../topics/topic-definitions';
@@ -11,11 +12,20 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
-/** A kafkajs client whose logs go through the service's JSON logger. */
-export function createKafka(opts: { brokers: readonly string[]; clientId: string; logger: Logger }): Kafka {
+/**
+ * A kafkajs client whose logs go through the service's JSON logger, authenticated as the
+ * principal `sasl` names (ADR 0009: every client of the project's brokers authenticates).
+ */
+export function createKafka(opts: {
+  brokers: readonly string[];
+  sasl: KafkaSasl | undefined;
+  clientId: string;
+  logger: Logger;
+}): Kafka {
   return new Kafka({
     clientId: opts.clientId,
     brokers: [...opts.brokers],
+    ...(opts.sasl ? { sasl: { ...opts.sasl } } : {}),
     connectionTimeout: 5000,
     retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 5000 },
     logLevel: logLevel.WARN,

@@ -74,7 +74,7 @@ describe('outbox relay fencing: two relays, one paused mid-publish (real MongoDB
 
   beforeAll(async () => {
     mongo = await createMongoClient(env.mongoUrl).connect();
-    kafka = new Kafka({ clientId: 'outbox-fencing-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
+    kafka = new Kafka({ clientId: 'outbox-fencing-test', brokers: env.kafkaBrokers, sasl: env.kafkaSasl, logLevel: logLevel.NOTHING });
   });
   afterAll(async () => {
     await mongo.close();
@@ -99,8 +99,8 @@ describe('outbox relay fencing: two relays, one paused mid-publish (real MongoDB
       const drained = async (): Promise<boolean> => (await coll.countDocuments({ [`${OUTBOX_FIELD}.0`]: { $exists: true } })) === 0;
 
       const gate = new Gate();
-      const pausedPublisher = new PausingPublisher(createKafka({ brokers: env.kafkaBrokers, clientId: 'relay-a', logger }), gate, stage);
-      const publisherB = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, clientId: 'relay-b', logger }));
+      const pausedPublisher = new PausingPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-a', logger }), gate, stage);
+      const publisherB = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-b', logger }));
       const a = new OutboxRelay({ db, collections: ['aggregates'], publisher: pausedPublisher, logger, name: 'fence', leaseMs: LEASE_MS });
       const b = new OutboxRelay({ db, collections: ['aggregates'], publisher: publisherB, logger, name: 'fence', leaseMs: LEASE_MS });
       try {

@@ -27,7 +27,7 @@ describe('outbox relay: a poison entry parks one document, the others keep publi
   beforeAll(async () => {
     mongo = await createMongoClient(env.mongoUrl).connect();
     db = mongo.db(uniqueName('outbox_poison'));
-    kafka = new Kafka({ clientId: 'outbox-poison-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
+    kafka = new Kafka({ clientId: 'outbox-poison-test', brokers: env.kafkaBrokers, sasl: env.kafkaSasl, logLevel: logLevel.NOTHING });
     await ensureTopics(kafka, [good], 3);
     const admin = kafka.admin();
     await admin.connect();
@@ -67,7 +67,7 @@ describe('outbox relay: a poison entry parks one document, the others keep publi
     }
 
     const registry = new Registry();
-    const publisher = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, clientId: 'relay-poison', logger }));
+    const publisher = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-poison', logger }));
     const relay = new OutboxRelay({ db, collections: ['aggregates'], publisher, logger, name: 'poison', leaseMs: 5000, batchSize: 10, registry });
     try {
       await waitFor(

@@ -29,7 +29,7 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
 
   beforeAll(async () => {
     mongo = await createMongoClient(env.mongoUrl).connect();
-    kafka = new Kafka({ clientId: 'outbox-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
+    kafka = new Kafka({ clientId: 'outbox-test', brokers: env.kafkaBrokers, sasl: env.kafkaSasl, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true });
@@ -76,7 +76,7 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
     console.log(`relay killed with ${left} of ${total} documents still holding outbox entries`);
     expect(left).toBeGreaterThan(0);
 
-    const publisher = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, clientId: 'relay-2', logger }));
+    const publisher = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-2', logger }));
     const relay = new OutboxRelay({ db: mongo.db(dbName), collections: ['aggregates'], publisher, logger, name: 'test-relay', leaseMs: 2000 });
     // The dead relay's lease expires, then this one takes over.
     await waitFor(async () => (await relay.drainOnce()) >= 0 && (await coll.countDocuments({ [`${OUTBOX_FIELD}.0`]: { $exists: true } })) === 0, 60_000, 'outbox drained');
@@ -90,7 +90,7 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
 
   it('a second relay does not publish while the first holds the lease', async () => {
     const db = mongo.db(dbName);
-    const p = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, clientId: 'relay-lease', logger }));
+    const p = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-lease', logger }));
     const a = new OutboxRelay({ db, collections: ['aggregates'], publisher: p, logger, name: 'lease-test', leaseMs: 30_000 });
     const b = new OutboxRelay({ db, collections: ['aggregates'], publisher: p, logger, name: 'lease-test', leaseMs: 30_000 });
     await change(10_001);
@@ -105,7 +105,7 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
 
   it('renews its lease once per half-life, not on every pass and collection', async () => {
     const db = mongo.db(dbName);
-    const p = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, clientId: 'relay-renewals', logger }));
+    const p = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-renewals', logger }));
     const relay = new OutboxRelay({ db, collections: ['aggregates', 'others'], publisher: p, logger, name: 'renewal-test', leaseMs: 60_000 });
     const changes = db.collection('outbox_leases').watch([{ $match: { 'documentKey._id': 'renewal-test' } }]);
     const writes: string[] = [];

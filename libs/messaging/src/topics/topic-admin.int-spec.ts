@@ -12,7 +12,7 @@ describe('topic definitions: created from one place, verified at start (real Kaf
   let admin: Admin;
 
   beforeAll(async () => {
-    kafka = new Kafka({ clientId: 'topic-admin-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
+    kafka = new Kafka({ clientId: 'topic-admin-test', brokers: env.kafkaBrokers, sasl: env.kafkaSasl, logLevel: logLevel.NOTHING });
     admin = kafka.admin();
     await admin.connect();
   });

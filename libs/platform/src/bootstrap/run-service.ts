@@ -4,7 +4,7 @@ import { KafkaOptions, Transport } from '@nestjs/microservices';
 import express from 'express';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/load-config';
+import { type BaseConfig, ConfigError, kafkaSaslOf, type KafkaSasl } from '../config/load-config';
 import {
   ConsumerTimeouts,
   ConsumerTimeoutsModule,
@@ -38,6 +38,8 @@ export interface ServiceOptions {
     readonly brokers: readonly string[];
     readonly groupId: string;
     readonly clientId: string;
+    /** The service's own principal (ADR 0009); none for a broker without SASL. */
+    readonly sasl?: KafkaSasl;
     /** Partitions worked on at once (each in order); 3 unless given. */
     readonly partitionsConcurrently?: number;
   };
@@ -49,10 +51,15 @@ export interface ServiceOptions {
 }
 
 /** Fails fast with one clear line when the broker is unreachable, instead of kafkajs retry noise. */
-export async function assertKafkaReachable(brokers: readonly string[], timeoutMs = 5000): Promise<void> {
+export async function assertKafkaReachable(
+  brokers: readonly string[],
+  sasl: KafkaSasl | undefined,
+  timeoutMs = 5000,
+): Promise<void> {
   const kafka = new Kafka({
     clientId: 'preflight',
     brokers: [...brokers],
+    ...(sasl ? { sasl: { ...sasl } } : {}),
     connectionTimeout: timeoutMs,
     retry: { retries: 2, initialRetryTime: 300 },
     logLevel: logLevel.NOTHING,
@@ -84,6 +91,7 @@ export function kafkaTransportOptions(
       client: {
         clientId: kafka.clientId,
         brokers: [...kafka.brokers],
+        ...(kafka.sasl ? { sasl: { ...kafka.sasl } } : {}),
         logLevel: logLevel.WARN,
         retry: { retries: 8, initialRetryTime: 300 },
       },
@@ -181,6 +189,9 @@ export interface ServiceConfig {
   readonly HTTP_BODY_LIMIT: string;
   readonly KAFKA_BROKERS: readonly string[];
   readonly KAFKA_CLIENT_ID?: string | undefined;
+  readonly KAFKA_SASL_MECHANISM: BaseConfig['KAFKA_SASL_MECHANISM'];
+  readonly KAFKA_USERNAME?: string | undefined;
+  readonly KAFKA_PASSWORD?: string | undefined;
   readonly KAFKA_PARTITIONS_CONCURRENTLY: number;
   readonly KAFKA_SESSION_TIMEOUT_MS: number;
   readonly KAFKA_HEARTBEAT_INTERVAL_MS: number;
@@ -256,7 +267,7 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
   const start = async (): Promise<void> => {
     const config = spec.loadConfig();
     const logger = createLogger(spec.name, config.LOG_LEVEL);
-    await assertKafkaReachable(config.KAFKA_BROKERS);
+    await assertKafkaReachable(config.KAFKA_BROKERS, kafkaSaslOf(config));
     await runService({
       name: spec.name,
       description: spec.api.description,
@@ -270,6 +281,7 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
               brokers: config.KAFKA_BROKERS,
               groupId: config.KAFKA_GROUP_ID,
               clientId: config.KAFKA_CLIENT_ID ?? spec.name,
+              sasl: kafkaSaslOf(config),
               partitionsConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY,
             },
       consumerTimeouts: consumerTimeoutsOf(config),

@@ -29,7 +29,7 @@ describe('start-up errors', () => {
   });
 
   it('reports an unreachable broker in one line with what to do', () => {
-    const r = start({ KAFKA_BROKERS: '127.0.0.1:1', MONGO_URL: 'mongodb://127.0.0.1:1' });
+    const r = start({ KAFKA_BROKERS: '127.0.0.1:1', KAFKA_USERNAME: 'tiny', KAFKA_PASSWORD: 'pw', MONGO_URL: 'mongodb://127.0.0.1:1' });
     expect(r.code).toBe(1);
     expect(r.stderr).toHaveLength(1);
     expect(r.stderr[0]).toMatch(/^\[tiny\] cannot start: Kafka unreachable at 127\.0\.0\.1:1: .*npm run infra:up/);

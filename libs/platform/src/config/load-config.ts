@@ -41,7 +41,7 @@ function crossFieldProblems(data: Record<string, unknown>): string[] {
     typeof refresh === 'number' && typeof stale === 'number' && stale < refresh
       ? [`OIDC_JWKS_MAX_STALE_SECONDS: must be at least OIDC_JWKS_REFRESH_SECONDS (${refresh})`]
       : [];
-  return [...jwks, ...consumerProblems(data)];
+  return [...jwks, ...kafkaCredentialProblems(data), ...consumerProblems(data)];
 }
 
 function consumerProblems(data: Record<string, unknown>): string[] {
@@ -56,6 +56,31 @@ function consumerProblems(data: Record<string, unknown>): string[] {
     heartbeatIntervalMs: heartbeat,
     handlerTimeoutMs: handler,
   });
+}
+
+/** A SASL mechanism needs the principal's name and password (ADR 0009); `none` is for a broker without authentication. */
+function kafkaCredentialProblems(data: Record<string, unknown>): string[] {
+  const mechanism = data['KAFKA_SASL_MECHANISM'];
+  if (mechanism === undefined || mechanism === 'none') return [];
+  return (['KAFKA_USERNAME', 'KAFKA_PASSWORD'] as const)
+    .filter((name) => data[name] === undefined)
+    .map((name) => `${name} is required when KAFKA_SASL_MECHANISM is ${String(mechanism)}`);
+}
+
+/** SASL settings of a kafkajs client. */
+export type KafkaSasl = { readonly username: string; readonly password: string } & (
+  | { readonly mechanism: 'scram-sha-512' }
+  | { readonly mechanism: 'scram-sha-256' }
+  | { readonly mechanism: 'plain' }
+);
+
+/** The SASL settings of a validated config (undefined for KAFKA_SASL_MECHANISM=none). */
+export function kafkaSaslOf(config: Pick<BaseConfig, 'KAFKA_SASL_MECHANISM' | 'KAFKA_USERNAME' | 'KAFKA_PASSWORD'>): KafkaSasl | undefined {
+  if (config.KAFKA_SASL_MECHANISM === 'none') return undefined;
+  if (config.KAFKA_USERNAME === undefined || config.KAFKA_PASSWORD === undefined) {
+    throw new ConfigError([`KAFKA_USERNAME and KAFKA_PASSWORD are required when KAFKA_SASL_MECHANISM is ${config.KAFKA_SASL_MECHANISM}`]);
+  }
+  return { mechanism: config.KAFKA_SASL_MECHANISM, username: config.KAFKA_USERNAME, password: config.KAFKA_PASSWORD } as KafkaSasl;
 }
 
 /** Env helpers: every variable is a string, these coerce and bound it. */
@@ -150,6 +175,10 @@ export const baseConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KAFKA_BROKERS: env.brokers(),
   KAFKA_CLIENT_ID: z.string().min(1).optional(),
+  /** How the service authenticates to Kafka (ADR 0009): SCRAM-SHA-512 by default, as its own principal; `none` only for a broker without SASL. */
+  KAFKA_SASL_MECHANISM: z.enum(['scram-sha-512', 'scram-sha-256', 'plain', 'none']).default('scram-sha-512'),
+  KAFKA_USERNAME: z.string().min(1).optional(),
+  KAFKA_PASSWORD: z.string().min(1).optional(),
   /** Partitions of private topics (tests, benchmarks); registry topics take theirs from libs/messaging topic definitions. */
   KAFKA_TOPIC_PARTITIONS: env.int(3, 1, 64),
   /** Replication of every topic a service creates, and the min.insync.replicas it sets and verifies (local single broker: 1/1; production: 3/2). */

@@ -1,6 +1,8 @@
 /**
  * Apache Kafka 3.9 as a single KRaft node (broker + controller in one JVM), running from
  * Maven Central jars resolved by tools/infra/maven/kafka/pom.xml into .infra/kafka/lib.
+ * Clients authenticate with SASL/SCRAM-SHA-512 and are authorized by ACLs (./kafka-security.ts,
+ * ADR 0009); the controller listener is PLAINTEXT on the loopback address only.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,16 +13,26 @@ import {
   openSync,
   readFileSync,
   readSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
 import type { InfraConfig } from '../config';
 import { InfraError, displayPath } from '../errors';
 import { retryUntil, tailFile } from '../process';
 import type { InfraContext, LaunchSpec, LocalServer } from '../types';
 import { classpathOf, ensureJava, jarVersion, javaBinary, resolveMavenClasspath } from './jvm';
+import {
+  KAFKA_ADMIN_PRINCIPAL,
+  kafkaCredentialEnv,
+  kafkaDevPassword,
+  kafkaSasl,
+  provisionKafka,
+  scramFingerprint,
+  scramFormatArgs,
+} from './kafka-security';
 
 export interface KafkaLayout {
   readonly dir: string;
@@ -30,6 +42,8 @@ export interface KafkaLayout {
   readonly serverProperties: string;
   readonly log4jProperties: string;
   readonly clusterIdFile: string;
+  /** The SCRAM principals the storage was formatted with (scramFingerprint()). */
+  readonly scramFile: string;
   readonly formatLog: string;
   readonly serverLog: string;
 }
@@ -45,6 +59,7 @@ export function kafkaLayout(infraDir: string): KafkaLayout {
     serverProperties: join(configDir, 'server.properties'),
     log4jProperties: join(configDir, 'log4j.properties'),
     clusterIdFile: join(dir, 'cluster.id'),
+    scramFile: join(dir, 'scram.json'),
     formatLog: join(dir, 'format.log'),
     serverLog: join(dir, 'server.log'),
   };
@@ -56,6 +71,8 @@ export interface KafkaPropertiesOptions {
   readonly controllerPort: number;
   readonly dataDir: string;
   readonly nodeId?: number;
+  /** Password of the `admin` principal the broker authenticates to itself with. */
+  readonly adminPassword: string;
 }
 
 /** server.properties for a single-node KRaft cluster (combined broker + controller). */
@@ -65,11 +82,23 @@ export function kafkaServerProperties(o: KafkaPropertiesOptions): string {
     ['process.roles', 'broker,controller'],
     ['node.id', nodeId],
     ['controller.quorum.voters', `${nodeId}@${o.host}:${o.controllerPort}`],
-    ['listeners', `PLAINTEXT://${o.host}:${o.port},CONTROLLER://${o.host}:${o.controllerPort}`],
-    ['advertised.listeners', `PLAINTEXT://${o.host}:${o.port}`],
-    ['inter.broker.listener.name', 'PLAINTEXT'],
+    ['listeners', `SASL_PLAINTEXT://${o.host}:${o.port},CONTROLLER://${o.host}:${o.controllerPort}`],
+    ['advertised.listeners', `SASL_PLAINTEXT://${o.host}:${o.port}`],
+    ['inter.broker.listener.name', 'SASL_PLAINTEXT'],
     ['controller.listener.names', 'CONTROLLER'],
-    ['listener.security.protocol.map', 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT'],
+    ['listener.security.protocol.map', 'CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT'],
+    // every client authenticates (SCRAM credentials live in the cluster metadata, added at format)
+    ['sasl.enabled.mechanisms', 'SCRAM-SHA-512'],
+    ['sasl.mechanism.inter.broker.protocol', 'SCRAM-SHA-512'],
+    [
+      'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config',
+      `org.apache.kafka.common.security.scram.ScramLoginModule required username="${KAFKA_ADMIN_PRINCIPAL}" password="${o.adminPassword}";`,
+    ],
+    // and is authorized by ACLs; nothing is allowed without one. ANONYMOUS is the broker talking to
+    // its own controller over the loopback PLAINTEXT controller listener (never a client listener).
+    ['authorizer.class.name', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'],
+    ['allow.everyone.if.no.acl.found', false],
+    ['super.users', `User:${KAFKA_ADMIN_PRINCIPAL};User:ANONYMOUS`],
     ['log.dirs', o.dataDir],
     ['metadata.log.dir', o.dataDir],
     // single node: everything replicated once, few partitions for internal topics
@@ -170,10 +199,12 @@ function readTail(file: string, bytes: number): string {
 async function describeCluster(
   brokers: string[],
   timeoutMs: number,
+  sasl: SASLOptions = kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
 ): Promise<{ clusterId: string; brokers: number }> {
   const kafka = new Kafka({
     clientId: 'infra-cli',
     brokers,
+    sasl,
     logLevel: logLevel.NOTHING,
     connectionTimeout: Math.min(timeoutMs, 3000),
     requestTimeout: Math.min(timeoutMs, 5000),
@@ -194,6 +225,7 @@ async function warmGroupCoordinator(brokers: string[]): Promise<void> {
   const kafka = new Kafka({
     clientId: 'infra-cli',
     brokers,
+    sasl: kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
     logLevel: logLevel.NOTHING,
     retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 2000 },
   });
@@ -219,6 +251,7 @@ function runStorageFormat(ctx: InfraContext, layout: KafkaLayout, clusterId: str
     '-c',
     layout.serverProperties,
     '--ignore-formatted',
+    ...scramFormatArgs(),
   ];
   const fd = openSync(layout.formatLog, 'a');
   return new Promise<void>((resolveFormat, rejectFormat) => {
@@ -251,7 +284,7 @@ export function createKafkaServer(cfg: InfraConfig): LocalServer {
     name: 'kafka',
     port,
     auxPorts: [cfg.ports.kafkaController],
-    connection: { envVar: 'KAFKA_BROKERS', value: brokers.join(',') },
+    connection: { envVar: 'KAFKA_BROKERS', value: brokers.join(','), extraEnv: kafkaCredentialEnv() },
 
     async install(ctx) {
       ensureJava();
@@ -266,9 +299,22 @@ export function createKafkaServer(cfg: InfraConfig): LocalServer {
           port,
           controllerPort: cfg.ports.kafkaController,
           dataDir: layout.dataDir,
+          adminPassword: kafkaDevPassword(KAFKA_ADMIN_PRINCIPAL),
         }),
       );
       writeFileSync(layout.log4jProperties, kafkaLog4jProperties());
+      const formattedWith = existsSync(layout.scramFile)
+        ? readFileSync(layout.scramFile, 'utf8').trim()
+        : undefined;
+      if (existsSync(join(layout.dataDir, 'meta.properties')) && formattedWith !== scramFingerprint()) {
+        // SCRAM credentials can only be bootstrapped at format: storage of an older PLAINTEXT
+        // broker (or another set of principals) is local development data, formatted again
+        ctx.log(
+          `KRaft storage was formatted without these SCRAM principals: formatting ${displayPath(ctx.root, layout.dataDir)} again (its topics are dropped)`,
+        );
+        rmSync(layout.dataDir, { recursive: true, force: true });
+        mkdirSync(layout.dataDir, { recursive: true });
+      }
       if (!existsSync(join(layout.dataDir, 'meta.properties'))) {
         const clusterId = existsSync(layout.clusterIdFile)
           ? readFileSync(layout.clusterIdFile, 'utf8').trim()
@@ -276,6 +322,7 @@ export function createKafkaServer(cfg: InfraConfig): LocalServer {
         writeFileSync(layout.clusterIdFile, `${clusterId}\n`);
         ctx.log(`formatting KRaft storage (cluster id ${clusterId})`);
         await runStorageFormat(ctx, layout, clusterId);
+        writeFileSync(layout.scramFile, `${scramFingerprint()}\n`);
       }
     },
 
@@ -297,7 +344,7 @@ export function createKafkaServer(cfg: InfraConfig): LocalServer {
         });
       } catch (err) {
         throw new InfraError(
-          `kafka not ready on ${brokers[0]} after ${Math.round(timeoutMs / 1000)}s (${(err as Error).message}); last lines of ${displayPath(ctx.root, kafkaLayout(ctx.infraDir).serverLog)}:`,
+          `kafka not ready on ${brokers[0]} after ${Math.round(timeoutMs / 1000)}s (${(err as Error).message}; a broker started by an older tools/infra without SASL needs a restart: npm run infra:down -- kafka && npm run infra:up -- kafka); last lines of ${displayPath(ctx.root, kafkaLayout(ctx.infraDir).serverLog)}:`,
           tailFile(kafkaLayout(ctx.infraDir).serverLog, 20),
         );
       }
@@ -309,6 +356,19 @@ export function createKafkaServer(cfg: InfraConfig): LocalServer {
         intervalMs: 500,
         onWait: (elapsed) => ctx.log(`waiting for the group coordinator (${Math.round(elapsed / 1000)}s)`),
       }).catch((err: unknown) => ctx.log(`group coordinator not ready yet (${(err as Error).message})`));
+    },
+
+    /** After every start and on every `up` of a running broker: registry topics and the ACL table (idempotent). */
+    async reconcile(ctx) {
+      const kafka = new Kafka({
+        clientId: 'infra-cli',
+        brokers,
+        sasl: kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 5, initialRetryTime: 300 },
+      });
+      const { added, removed } = await provisionKafka(kafka);
+      if (added + removed > 0) ctx.log(`ACLs: ${added} binding(s) added, ${removed} removed`);
     },
 
     async version(ctx) {
