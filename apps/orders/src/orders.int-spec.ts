@@ -225,7 +225,11 @@ describe('orders service (real Kafka + MongoDB + Keycloak tokens)', () => {
   });
 
   it('serves readiness, metrics (operator) and the committed OpenAPI document', async () => {
-    const ready = await fetch(`${h.urls[0]}/health/ready`);
+    // anyone learns up/down only; the checks' details are for operators (ADR 0007)
+    const publicReady = await fetch(`${h.urls[0]}/health/ready`);
+    expect(publicReady.status).toBe(200);
+    expect(await publicReady.json()).toEqual({ status: 'ready' });
+    const ready = await fetch(`${h.urls[0]}/health/ready`, { headers: await serviceBearer() });
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ checks: { mongodb: { status: 'up' }, kafka: { status: 'up' } } });
     const metrics = await fetch(`${h.urls[0]}/metrics`, { headers: await serviceBearer() });

@@ -1,4 +1,4 @@
-import { InventoryHarness, oid } from '../test/harness';
+import { InventoryHarness, oid, restockKey } from '../test/harness';
 import { waitFor } from '@mw/testing';
 
 /**
@@ -11,7 +11,7 @@ describe('inventory clamps the hold a ReserveStock asks for', () => {
 
   beforeAll(async () => {
     await h.start(1);
-    expect((await h.http('POST', `/stock/${product}/MSK/restock`, { as: 'stan', body: { qty: 5, reason: 'delivery' } })).status).toBe(201);
+    expect((await h.http('POST', `/stock/${product}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 5, reason: 'delivery' } })).status).toBe(201);
   }, 180_000);
   afterAll(() => h.stop());
 
