@@ -421,6 +421,7 @@ describe('keycloak', () => {
     expect(args).toEqual(
       expect.arrayContaining([
         '--db=dev-mem',
+        '--db-pool-min-size=1',
         '--import-realm',
         '--http-host=127.0.0.1',
         '--http-port=18080',

@@ -128,6 +128,11 @@ export function keycloakArgs(o: KeycloakArgsOptions): string[] {
   return [
     'start-dev',
     '--db=dev-mem',
+    // H2 drops an in-memory database when its last connection closes: once the pool retired its
+    // idle connections (~15 min without logins) every table was gone and token requests answered
+    // 500 "this database is empty". One connection kept open keeps the database for the process's life.
+    '--db-pool-min-size=1',
+    '--db-pool-initial-size=1',
     '--import-realm',
     `--http-host=${o.host}`,
     `--http-port=${o.port}`,
