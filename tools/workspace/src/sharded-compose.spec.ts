@@ -204,7 +204,7 @@ describe('docker-compose.sharded.yml', () => {
 
   it('ADR 0010 carries the shard-key table exactly', () => {
     const adr = readFileSync(join(root, 'docs/adr/0010-sharding-and-scale-out.md'), 'utf8');
-    const rows = [...adr.matchAll(/^\| `([a-z_]+)\.([a-z_]+)` \| ([^|]+) \|/gm)].map(
+    const rows = [...adr.matchAll(/^\| `([a-z_]+)\.([a-z_]+)` *\| ([^|]+) \|/gm)].map(
       (m) => `${m[1]}.${m[2]} ${m[3]!.trim()}`,
     );
     const expected = shardingTable.map(
