@@ -1,3 +1,4 @@
 export * from './mongo-client';
 export * from './mongo.module';
 export * from './cassandra.module';
+export * from './sharding/shard-keys';

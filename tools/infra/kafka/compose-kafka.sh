@@ -3,15 +3,17 @@
 # SASL/SCRAM-SHA-512 on the client listener, ACLs only (StandardAuthorizer), the controller
 # listener PLAINTEXT inside the container. SCRAM credentials are bootstrapped when the storage is
 # formatted; passwords come from the environment (KAFKA_ADMIN_PASSWORD, KAFKA_PASSWORD_<PRINCIPAL>).
+# One node by default; docker-compose.sharded.yml runs three (ADR 0010) by setting KAFKA_NODE_ID,
+# KAFKA_CONTROLLER_QUORUM_VOTERS, KAFKA_ADVERTISED_HOST and the replication settings below.
 set -euo pipefail
 : "${KAFKA_ADMIN_PASSWORD:?}"
 CONFIG=/tmp/server.properties
 cat > "$CONFIG" <<PROPS
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@localhost:9093
-listeners=SASL_PLAINTEXT://:9092,CONTROLLER://localhost:9093
-advertised.listeners=SASL_PLAINTEXT://kafka:9092
+node.id=${KAFKA_NODE_ID:-1}
+controller.quorum.voters=${KAFKA_CONTROLLER_QUORUM_VOTERS:-1@localhost:9093}
+listeners=SASL_PLAINTEXT://:9092,CONTROLLER://${KAFKA_CONTROLLER_HOST:-localhost}:9093
+advertised.listeners=SASL_PLAINTEXT://${KAFKA_ADVERTISED_HOST:-kafka}:9092
 inter.broker.listener.name=SASL_PLAINTEXT
 controller.listener.names=CONTROLLER
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
@@ -23,9 +25,11 @@ allow.everyone.if.no.acl.found=false
 super.users=User:admin;User:ANONYMOUS
 log.dirs=/var/lib/kafka/data
 num.partitions=1
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
+offsets.topic.replication.factor=${KAFKA_REPLICATION_FACTOR:-1}
+transaction.state.log.replication.factor=${KAFKA_REPLICATION_FACTOR:-1}
+transaction.state.log.min.isr=${KAFKA_MIN_INSYNC_REPLICAS:-1}
+default.replication.factor=${KAFKA_REPLICATION_FACTOR:-1}
+min.insync.replicas=${KAFKA_MIN_INSYNC_REPLICAS:-1}
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=false
 PROPS

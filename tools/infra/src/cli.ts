@@ -22,7 +22,8 @@ const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cas
   status  show servers, pids, readiness, versions and log files
   env     print export lines with the connection variables
   smoke   Kafka produce+consume and Cassandra create/insert/select against the running servers
-  compose-acls  print the Kafka ACL script of the compose kafka-init job (tools/infra/kafka/compose-acls.sh)`;
+  compose-acls  print the Kafka ACL script of the compose kafka-init job (tools/infra/kafka/compose-acls.sh)
+  compose-shards  print the mongosh script of the sharded overlay's init job (tools/infra/mongo/compose-shard-init.js)`;
 
 const progress: Logger = (name, message) => process.stderr.write(`[${name}] ${message}\n`);
 
@@ -187,6 +188,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'compose-acls') {
     const { composeAclScript } = await import('./servers/kafka-security');
     process.stdout.write(composeAclScript());
+    return 0;
+  }
+  if (command === 'compose-shards') {
+    const { composeShardInitScript } = await import('@mw/persistence');
+    process.stdout.write(composeShardInitScript());
     return 0;
   }
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
