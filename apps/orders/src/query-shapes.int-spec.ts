@@ -1,4 +1,5 @@
 import { MemberProfiler, profileMembers, uniqueName, unindexedShapes, waitFor } from '@mw/testing';
+import { shardingOf } from '@mw/persistence';
 import { bearer, OrdersHarness } from './test/harness';
 
 const declined = uniqueName('declined');
@@ -20,6 +21,21 @@ describe('orders query shapes and read routing on mongod', () => {
   afterAll(async () => {
     await profiler?.stop();
     await h.stop();
+  });
+
+  it('every unique index of a collection sharded in ADR 0010 starts with its shard key (mongos refuses any other)', async () => {
+    const problems: string[] = [];
+    for (const name of ['orders', 'checkout_rejections']) {
+      const key = shardingOf('orders', name)?.key;
+      if (!key) continue;
+      const fields = Object.keys(key);
+      for (const ix of await h.db.collection(name).listIndexes().toArray()) {
+        if (!ix['unique'] || ix['name'] === '_id_') continue;
+        const prefix = Object.keys(ix['key'] as Record<string, unknown>).slice(0, fields.length);
+        if (prefix.join() !== fields.join()) problems.push(`${name}.${String(ix['name'])}: ${prefix.join()} ≠ ${fields.join()}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('indexes every shape; status from the primary, history from secondaries', async () => {

@@ -43,11 +43,16 @@ export class OrdersRepository {
       { key: { user_id: 1, order_date: -1, _id: -1 }, name: 'user_order_date' },
       { key: { status: 1 }, name: 'status' },
       { key: { zone: 1 }, name: 'zone' },
-      { key: { checkout_id: 1 }, name: 'checkout_unique', unique: true },
+      // One order per checkout, prefixed by the shard key (ADR 0010: MongoDB refuses a unique index
+      // that is not); a checkout's zone and user are fixed by its cart, so a duplicate of one
+      // checkout always meets this index on the same shard.
+      { key: { zone: 1, user_id: 1, checkout_id: 1 }, name: 'checkout_unique_by_owner', unique: true },
       { key: { 'saga.deadline': 1 }, name: 'saga_deadline' },
       { key: { 'saga.payment.next_at': 1 }, name: 'payment_due' },
       { key: { payment_reconciled_at: 1, status: 1, updated_at: 1 }, name: 'payment_reconciliation' },
     ]);
+    // the unique index before it (not shard-key prefixed): dropped once its successor exists
+    await dropIndexIfPresent(this.orders, 'checkout_unique');
   }
 
   /** Inserts the order with its first messages in the same document. False if it already exists. */
