@@ -68,6 +68,7 @@ export const zoneStockEndpoint = endpoint({
   access: access.roles('stock_manager', 'operator'),
   params: StockParams,
   response: { status: 200, description: 'The level; header ETag: its version', schema: StockLevelView, example: stockLevelExample },
+  errors: [422],
 });
 
 export const productStockEndpoint = endpoint({
