@@ -20,11 +20,11 @@ import { commandLine, isSameProcess, pidsWithEnv, processStartTime } from './pro
 import { STACK_MARKER, stackSettings } from './services';
 import { liveSupervisor, ready, stackLayout, startServices, stopServices } from './stack';
 import { readSupervisorState } from './supervisor';
+import { sleep, until } from './test-support';
 
 const ROOT = join(__dirname, '../../..');
 const OWN = join(ROOT, '.infra', 'stack-test');
 const PORT = 23011;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const env: NodeJS.ProcessEnv = {
   ...process.env,
@@ -61,19 +61,6 @@ function run(script: string): Promise<{ code: number | null; out: string }> {
   });
 }
 
-async function until<T>(
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 const projector = (): { pid: number | null; startTime: string | null; restarts: number } | undefined =>
   readSupervisorState(layout.stateFile)?.services.find((s) => s.name === 'catalog-projector');

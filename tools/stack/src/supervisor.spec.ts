@@ -28,23 +28,10 @@ import {
   type SupervisorEvent,
   type SupervisorSpec,
 } from './supervisor';
+import { sleep, until } from './test-support';
 
 const ROOT = join(__dirname, '../../..');
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
