@@ -1,3 +1,4 @@
+import { unknownCollections, unroutedQueries } from '@mw/persistence';
 import { MemberProfiler, profileMembers, unindexedShapes, waitFor } from '@mw/testing';
 import { InventoryHarness, oid, restockKey } from './test/harness';
 
@@ -125,6 +126,9 @@ describe('inventory query shapes on mongod', () => {
       ),
     ).toBe(true);
     expect(unindexedShapes(ops)).toEqual([]);
+    // ADR 0010: on the sharded overlay every query carries its collection's shard key or is a documented scatter
+    expect(unknownCollections('inventory', ops)).toEqual([]);
+    expect(unroutedQueries('inventory', ops)).toEqual([]);
     expect(
       ops
         .filter((o) => o.member !== profiler.primary)

@@ -66,7 +66,9 @@ export async function profileMembers(mongoUrl: string, dbName: string): Promise<
         const entries = await m.client.db(dbName).collection('system.profile').find({ planSummary: { $exists: true } }).toArray();
         for (const e of entries.filter((x) => !String(x['ns']).includes('.system.'))) {
           const command = (e['command'] ?? {}) as Document;
-          const filter = (command['filter'] ?? command['query'] ?? command['q'] ?? (command['updates'] as Document[] | undefined)?.[0]?.['q'] ?? {}) as Document;
+          // an aggregate (countDocuments among them) is identified by its leading $match
+          const leadingMatch = (command['pipeline'] as Document[] | undefined)?.[0]?.['$match'] as Document | undefined;
+          const filter = (command['filter'] ?? command['query'] ?? command['q'] ?? (command['updates'] as Document[] | undefined)?.[0]?.['q'] ?? leadingMatch ?? {}) as Document;
           out.push({
             member: m.host,
             collection: String(e['ns']).slice(dbName.length + 1),

@@ -10,7 +10,7 @@ import {
 import { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { OutboxModule, OutboxRelay } from '@mw/messaging';
-import { lagTolerantRead, MONGO_DB } from '@mw/persistence';
+import { lagTolerantRead, MONGO_DB, shardKeyFields } from '@mw/persistence';
 import { LOGGER, Metrics, Periodic } from '@mw/platform';
 import { OrdersConfig } from '../config';
 import { ORDERS_CONFIG } from '../config.token';
@@ -115,6 +115,7 @@ export class OrdersModule {
         OutboxModule.forRoot({
           name: 'orders',
           collections: [ORDERS_COLLECTION, REJECTIONS_COLLECTION],
+          shardKeys: shardKeyFields('orders', [ORDERS_COLLECTION, REJECTIONS_COLLECTION]),
           pollIntervalMs: config.OUTBOX_POLL_MS,
         }),
       ],

@@ -6,6 +6,8 @@ import type { OutgoingMessage } from '@mw/contracts';
 /** Entries of one document to publish this pass: a prefix of its `_outbox`, in order. */
 export interface PlannedDoc {
   readonly _id: unknown;
+  /** The document's shard-key fields: added to the filter of its updates so mongos routes them (ADR 0010). */
+  readonly key?: Readonly<Record<string, unknown>>;
   readonly entries: readonly OutboxEntry[];
   readonly records: readonly OutboxRecord[];
   readonly bytes: number;
@@ -13,6 +15,7 @@ export interface PlannedDoc {
 
 export interface ParkDecision {
   readonly _id: unknown;
+  readonly key?: Readonly<Record<string, unknown>>;
   readonly entry: OutboxEntry;
   readonly code: ParkCode;
   readonly reason: string;
@@ -56,7 +59,7 @@ export function toRecord(entry: OutboxEntry, limits: Pick<BatchLimits, 'maxRecor
  * behind it: per-aggregate order); the pass stops taking entries once `maxBatchBytes` is reached
  * (the first entry always fits: it is bounded by `maxRecordBytes`).
  */
-export function planBatch(docs: readonly { _id: unknown; entries: readonly OutboxEntry[] }[], limits: BatchLimits): { send: PlannedDoc[]; park: ParkDecision[] } {
+export function planBatch(docs: readonly { _id: unknown; key?: Readonly<Record<string, unknown>>; entries: readonly OutboxEntry[] }[], limits: BatchLimits): { send: PlannedDoc[]; park: ParkDecision[] } {
   const send: PlannedDoc[] = [];
   const park: ParkDecision[] = [];
   let total = 0;
@@ -69,7 +72,7 @@ export function planBatch(docs: readonly { _id: unknown; entries: readonly Outbo
     for (const entry of doc.entries) {
       const r = toRecord(entry, limits);
       if ('code' in r) {
-        park.push({ _id: doc._id, entry, code: r.code, reason: r.reason });
+        park.push({ _id: doc._id, key: doc.key, entry, code: r.code, reason: r.reason });
         break;
       }
       if (total + bytes + r.bytes > limits.maxBatchBytes && total + bytes > 0) {
@@ -80,7 +83,7 @@ export function planBatch(docs: readonly { _id: unknown; entries: readonly Outbo
       records.push(r.record);
       bytes += r.bytes;
     }
-    if (entries.length > 0) send.push({ _id: doc._id, entries, records, bytes });
+    if (entries.length > 0) send.push({ _id: doc._id, key: doc.key, entries, records, bytes });
     total += bytes;
   }
   return { send, park };

@@ -13,6 +13,11 @@ export interface OutboxRelayOptions {
   readonly db: Db;
   /** Collections whose documents carry an `_outbox` array. */
   readonly collections: readonly string[];
+  /**
+   * Shard-key fields per collection (ADR 0010): read with each pending document and added to the
+   * filter of its updates, so on a sharded cluster mongos routes them to one shard instead of all.
+   */
+  readonly shardKeys?: Readonly<Record<string, readonly string[]>>;
   readonly publisher: KafkaPublisher;
   readonly logger: Logger;
   /** Lease name: one relay per service publishes at a time, so per-aggregate order holds across instances. */
@@ -145,7 +150,7 @@ export class OutboxRelay {
         // A document with a parked entry waits (its later entries stay behind it).
         .find(
           { [`${OUTBOX_FIELD}.created_at`]: { $lte: new Date() }, [`${OUTBOX_FIELD}.parked`]: { $exists: false } },
-          { projection: { [OUTBOX_FIELD]: 1 }, readConcern: { level: 'majority' } },
+          { projection: { [OUTBOX_FIELD]: 1, ...Object.fromEntries((this.opts.shardKeys?.[name] ?? []).map((f) => [f, 1])) }, readConcern: { level: 'majority' } },
         )
         .limit(this.opts.batchSize ?? 200)
         .toArray();
@@ -191,7 +196,10 @@ export class OutboxRelay {
    * one by one, and entry by entry, to find it. Anything else (broker down, fenced) fails the pass.
    */
   private async publishDocs(coll: Collection<DocWithOutbox>, docs: readonly DocWithOutbox[]): Promise<number> {
-    const withEntries = docs.filter((d) => (d[OUTBOX_FIELD] ?? []).length > 0).map((d) => ({ _id: d._id, entries: d[OUTBOX_FIELD] }));
+    const keyFields = this.opts.shardKeys?.[coll.collectionName] ?? [];
+    const withEntries = docs
+      .filter((d) => (d[OUTBOX_FIELD] ?? []).length > 0)
+      .map((d) => ({ _id: d._id, key: Object.fromEntries(keyFields.map((f) => [f, d[f]])), entries: d[OUTBOX_FIELD] }));
     if (withEntries.length === 0) return 0;
     const topics = [...new Set(withEntries.flatMap((d) => d.entries.map((e) => e.topic)))];
     const unknown = topics.filter((t) => !this.knownTopics.has(t));
@@ -226,13 +234,13 @@ export class OutboxRelay {
     for (const [i, entry] of doc.entries.entries()) {
       const record = doc.records[i];
       if (!record) break;
-      const one: PlannedDoc = { _id: doc._id, entries: [entry], records: [record], bytes: 0 };
+      const one: PlannedDoc = { _id: doc._id, key: doc.key, entries: [entry], records: [record], bytes: 0 };
       await this.ensureSender();
       try {
         published += await this.sendAndRemove(coll, [one]);
       } catch (e) {
         if (!isDeterministic(e)) throw e;
-        await this.park(coll, [{ _id: doc._id, entry, code: 'MESSAGING.PUBLISH_REJECTED', reason: `${kafkaErrorTypes(e)[0] ?? 'rejected'}: ${(e as Error).message}` }]);
+        await this.park(coll, [{ _id: doc._id, key: doc.key, entry, code: 'MESSAGING.PUBLISH_REJECTED', reason: `${kafkaErrorTypes(e)[0] ?? 'rejected'}: ${(e as Error).message}` }]);
         break; // the later entries of this document wait behind the parked one
       }
     }
@@ -253,7 +261,7 @@ export class OutboxRelay {
     await coll.bulkWrite(
       docs.map((d) => ({
         updateOne: {
-          filter: { _id: d._id } as Document,
+          filter: { ...d.key, _id: d._id } as Document,
           update: { $pull: { [OUTBOX_FIELD]: { id: { $in: d.entries.map((e) => e.id) } } } } as Document,
         },
       })),
@@ -268,7 +276,7 @@ export class OutboxRelay {
     await coll.bulkWrite(
       decisions.map((p) => ({
         updateOne: {
-          filter: { _id: p._id, [`${OUTBOX_FIELD}.id`]: p.entry.id } as Document,
+          filter: { ...p.key, _id: p._id, [`${OUTBOX_FIELD}.id`]: p.entry.id } as Document,
           update: { $set: { [`${OUTBOX_FIELD}.$.parked`]: { code: p.code, reason: p.reason, at } satisfies ParkedMark } } as Document,
         },
       })),

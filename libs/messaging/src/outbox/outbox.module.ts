@@ -11,6 +11,8 @@ const RELAY_OPTIONS = Symbol('RELAY_OPTIONS');
 interface RelayModuleOptions {
   readonly name: string;
   readonly collections: readonly string[];
+  /** Shard-key fields per collection (OutboxRelay `shardKeys`). */
+  readonly shardKeys?: Readonly<Record<string, readonly string[]>>;
   readonly pollIntervalMs?: number;
 }
 
@@ -37,7 +39,7 @@ export class OutboxModule {
           provide: OutboxRelay,
           useFactory: async (db: Db, publisher: KafkaPublisher, logger: Logger, metrics: Metrics) => {
             await OutboxRelay.ensureIndexes(db, opts.collections);
-            return new OutboxRelay({ db, collections: opts.collections, publisher, logger, name: opts.name, pollIntervalMs: opts.pollIntervalMs, registry: metrics.registry });
+            return new OutboxRelay({ db, collections: opts.collections, shardKeys: opts.shardKeys, publisher, logger, name: opts.name, pollIntervalMs: opts.pollIntervalMs, registry: metrics.registry });
           },
           inject: [MONGO_DB, KafkaPublisher, LOGGER, Metrics],
         },

@@ -35,13 +35,13 @@ export interface CollectionSharding {
 
 const outboxScan = (service: string): DocumentedScatter => ({
   op: 'query',
-  fields: ['_outbox.created_at'],
+  fields: ['_outbox.created_at', '_outbox.parked'],
   from: `${service} outbox relay (libs/messaging OutboxRelay)`,
   accepted:
     'the relay must see pending messages on every shard; each shard answers from its partial outbox_pending index with the few documents that have messages, so the cost is one index seek per shard per poll',
 });
 const outboxParked = (service: string): DocumentedScatter => ({
-  op: 'count',
+  op: 'aggregate',
   fields: ['_outbox.parked.at'],
   from: `${service} outbox relay (parked-message gauge)`,
   accepted:
@@ -266,7 +266,7 @@ export const shardingTable: readonly CollectionSharding[] = [
       },
       {
         op: 'aggregate',
-        fields: [],
+        fields: ['lines.product_id', 'status', 'zone'],
         from: 'ledger invariant check (committed units of one product and zone)',
         accepted:
           'operator check; the $match is lines.product_id + zone on the committed_lines index of every shard',
@@ -298,6 +298,12 @@ export const shardingTable: readonly CollectionSharding[] = [
         fields: ['product_id', 'zone'],
         from: 'GET /ledger?product_id=&zone= (operator history)',
         accepted: 'an operator read; each shard answers from {product_id, zone, at, _id}, limit-bounded',
+      },
+      {
+        op: 'aggregate',
+        fields: ['product_id', 'zone'],
+        from: 'ledger invariant check (sums per movement kind of one product and zone)',
+        accepted: 'operator check (GET /ledger/check); each shard sums its entries of the product from the {product_id, zone, at, _id} index and mongos merges the partial $group',
       },
     ],
   },
@@ -461,6 +467,14 @@ export const cassandraTables: readonly CassandraPartitioning[] = [
 /** The sharding of `db.collection`, or undefined when it is not in the table. */
 export function shardingOf(db: string, collection: string): CollectionSharding | undefined {
   return shardingTable.find((c) => c.db === db && c.collection === collection);
+}
+
+/**
+ * The shard-key fields other than `_id` of each of `collections` (those a document's `_id` alone does
+ * not route): what the outbox relay adds to the filter of its per-document updates.
+ */
+export function shardKeyFields(db: string, collections: readonly string[]): Record<string, string[]> {
+  return Object.fromEntries(collections.map((c) => [c, Object.keys(shardingOf(db, c)?.key ?? {}).filter((f) => f !== '_id')]));
 }
 
 /** A profiled operation as libs/testing's profiler reports it. */
