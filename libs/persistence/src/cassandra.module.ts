@@ -28,6 +28,18 @@ class CassandraLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
+/**
+ * Every statement of the services (ADR 0010): LOCAL_QUORUM reads and writes, and the Paxos phase of
+ * lightweight transactions (`IF NOT EXISTS`, `IF revision = ?`) at LOCAL_SERIAL — the same quorum as
+ * SERIAL in one datacenter, and still a local one when a second datacenter is added (the driver's
+ * default, SERIAL, would make every LWT wait for a cross-datacenter quorum).
+ */
+export const cassandraQueryOptions = {
+  consistency: types.consistencies.localQuorum,
+  serialConsistency: types.consistencies.localSerial,
+  prepare: true,
+} as const;
+
 /** Creates the keyspace and tables if missing, then binds the client to the keyspace. */
 export async function connectCassandra(opts: CassandraOptions): Promise<Client> {
   const bootstrap = new Client({ contactPoints: [...opts.contactPoints], localDataCenter: opts.localDataCenter });
@@ -44,7 +56,7 @@ export async function connectCassandra(opts: CassandraOptions): Promise<Client> 
     contactPoints: [...opts.contactPoints],
     localDataCenter: opts.localDataCenter,
     keyspace: opts.keyspace,
-    queryOptions: { consistency: types.consistencies.localQuorum, prepare: true },
+    queryOptions: cassandraQueryOptions,
   });
   await client.connect();
   for (const cql of opts.schema) await client.execute(cql);

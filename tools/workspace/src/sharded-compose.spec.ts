@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { topicNames, topics } from '@mw/contracts';
+import { types } from 'cassandra-driver';
 import {
+  cassandraQueryOptions,
   cassandraTables,
   composeShardInitScript,
   composeShards,
@@ -170,6 +172,11 @@ describe('docker-compose.sharded.yml', () => {
     expect(cql).not.toContain('SimpleStrategy');
     for (const ks of new Set(cassandraTables.map((t) => t.keyspace))) expect(cql).toContain(ks);
     expect(merged('cassandra-init').depends_on?.['cassandra-3']?.condition).toBe('service_healthy');
+  });
+
+  it('runs every statement at LOCAL_QUORUM and the Paxos phase of every LWT at LOCAL_SERIAL (ADR 0010)', () => {
+    expect(cassandraQueryOptions.consistency).toBe(types.consistencies.localQuorum);
+    expect(cassandraQueryOptions.serialConsistency).toBe(types.consistencies.localSerial);
   });
 
   it('runs the init script generated from the shard-key table (tools/infra/mongo/compose-shard-init.js is current)', () => {
