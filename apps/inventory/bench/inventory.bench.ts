@@ -5,6 +5,8 @@
  * apps/inventory/bench/results.json. Runs under tsx: no Nest DI here.
  *
  *   npm run bench:inventory            (infra from `npm run infra:env`, starts it if needed)
+ *   npm run bench:inventory -- --orders=200 --out=/tmp/inventory.json   (a quick check run: fewer
+ *                                      orders per scenario, results elsewhere than the committed file)
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -22,7 +24,9 @@ import { stockKey } from '../src/stock/stock';
 
 const ROOT = join(__dirname, '../../..');
 const BUNDLE = join(ROOT, 'dist/apps/inventory/main.js');
-const ORDERS_PER_SCENARIO = 4000;
+const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const ORDERS_PER_SCENARIO = Number(arg('orders') ?? 4000);
+const OUT = arg('out') ?? join(__dirname, 'results.json');
 const SCENARIO_BUDGET_MS = 30_000;
 /** Partitions of the bench topics, all consumed at once by the one instance. */
 const PARTITIONS = 8;
@@ -41,6 +45,8 @@ function infraEnv(): Record<string, string> {
   const out = execFileSync('npm', ['run', '-s', 'infra:env'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   const env: Record<string, string> = {};
   for (const m of out.matchAll(/([A-Z_]+)=('([^']*)'|(\S+))/g)) env[m[1]!] = m[3] ?? m[4] ?? '';
+  // libs/testing (Kafka credentials, tokens) reads the same settings from this process's environment
+  Object.assign(process.env, env);
   if (!env['KAFKA_BROKERS'] || !env['MONGO_URL']) throw new Error(`infra:env gave no KAFKA_BROKERS/MONGO_URL: ${out}`);
   return env;
 }
@@ -154,7 +160,7 @@ async function main(): Promise<void> {
       bare_loop: 'the same command and reply messages on topics with the same partitions, consumed with the same partition concurrency; per command the writes the service makes on its hot path, all w:majority: insert the reservation, conditional $inc/$push of the hold and ledger entry on the stock document, set the reservation reserved with its outbox entry, send the reply, pull the outbox entry',
       stock_documents_violating_invariant: inconsistent,
     };
-    writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
     console.log(JSON.stringify(report, null, 2));
 
     async function run(scenario: Scenario, prefix: number): Promise<Record<string, unknown>> {
