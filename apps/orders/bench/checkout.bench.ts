@@ -1,25 +1,32 @@
 /**
- * Checkout benchmark: sustained checkouts/s and p50/p99 from `POST /carts/{id}/checkout` to the
- * order's terminal event, at several concurrencies, with inventory, carts and orders running as
- * processes from their built bundles (as `npm start` runs them) on private topics, databases,
- * keyspace and consumer groups. Beside it, a bare loop — kafkajs + mongodb driver + cassandra-driver,
- * no services — does per checkout the same Kafka messages (same topics, sizes, acks, consumers) and
- * the same MongoDB and Cassandra operations, counted from the real run (MongoDB `top` per
- * namespace, Cassandra `system_views` per table, every message on the saga topics), on the same
- * servers. Results: apps/orders/bench/results.json.
+ * Checkout benchmark (issue #17): sustained confirmed checkouts/s and p50/p99/max from
+ * `POST /carts/{id}/checkout` to the order's terminal event at 16 / 64 / 256 checkouts in flight,
+ * with inventory, carts and orders running as processes from their built bundles (as `npm start`
+ * runs them) on private topics, databases, keyspace and consumer groups; each level also reports
+ * the CPU seconds per checkout of every process (each service, every mongod member, Kafka,
+ * Cassandra, this driver — from /proc) and the MongoDB / Cassandra / Kafka operations per checkout
+ * (an idle baseline measured before each level subtracted). The whole run is made once per MongoDB
+ * replica-set size (`--mongo-members=3,1`: the shared infrastructure's set, and a private one
+ * started for the run with `MONGO_MEMBERS`), so a reader sees what the replica set costs.
+ *
+ * Beside it, with the services stopped, a bare loop — kafkajs + mongodb driver + cassandra-driver —
+ * does per checkout the same Kafka messages and MongoDB / Cassandra operations the services were
+ * counted doing, plus the two PSP calls' latency, at the highest concurrency: the limit the servers
+ * set for this work. Results: apps/orders/bench/results.json.
  *
  *   npm run bench:checkout            (infra from `npm run infra:env`, started if needed)
+ *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
+ *                                     (a quick check run; never overwrites the committed results)
  *
- * Bounded: a fixed number of checkouts per level and a time budget per level; 127.0.0.1 only.
- *
- * Every HTTP call carries a real access token of the project's Keycloak, as the tests get them
- * (libs/testing accessToken): stan (stock_manager) restocks, the demo customers alice and bob own
- * the carts and check them out. The services' per-caller write limit is lifted (two customers write
- * thousands of times a minute here); everything else runs with its defaults.
+ * Customers are real Keycloak users made by the bench (deleted at the end); every HTTP call carries
+ * a real access token. Carts (1–3 lines over 200 products) are created before the clock starts.
+ * The services' per-caller limits are lifted (a few hundred customers write thousands of times a
+ * minute here); everything else runs with its defaults, the PSP simulator at its realistic latency
+ * (20–150 ms per call) without injected failures.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Client as CassandraClient, types as cassandraTypes } from 'cassandra-driver';
@@ -27,22 +34,30 @@ import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
-import { accessToken, type DemoUser, testEnv, uniqueName } from '@mw/testing';
+import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName } from '@mw/testing';
 
 const ROOT = join(__dirname, '../../..');
-const LEVELS = [8, 32, 64] as const;
-const CHECKOUTS_PER_LEVEL = Number(process.argv.find((a) => a.startsWith('--checkouts='))?.split('=')[1] ?? 600);
-const LEVEL_BUDGET_MS = 90_000;
+const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const list = (v: string): number[] => v.split(',').map((x) => Number(x.trim()));
+const LEVELS = list(arg('levels') ?? '16,64,256');
+const CHECKOUTS_PER_LEVEL = Number(arg('checkouts') ?? 600);
+const MONGO_MEMBERS = list(arg('mongo-members') ?? '3,1');
+const CUSTOMERS = Number(arg('customers') ?? 200);
+/** `--out=<file>`: a check run writes elsewhere than the committed results. */
+const OUT = arg('out') ?? join(__dirname, 'results.json');
+const LEVEL_BUDGET_MS = 120_000;
 /**
  * A quiet window before each level (nothing in flight): what the idle services' pollers, sweepers
  * and relays cost per second is measured there and subtracted from the level's counts, so
- * "operations per checkout" counts the checkouts' own work only.
+ * "operations per checkout" counts the checkouts' own work only. The first one is longer: it is
+ * also the idle CPU figure of the stack.
  */
 const IDLE_WINDOW_MS = 5000;
+const FIRST_IDLE_WINDOW_MS = 20_000;
 const PRODUCTS = 200;
 const CATEGORY = '65f0000000000000000000c1';
-/** The realm's demo customers: cart i belongs to CUSTOMERS[i % 2]. */
-const CUSTOMERS = ['alice', 'bob'] as const satisfies readonly DemoUser[];
+/** Private single-purpose MongoDB for a replica-set size the shared infrastructure does not have. */
+const PRIVATE_MONGO_PORT = 27_417;
 
 type Service = 'inventory' | 'carts' | 'orders';
 interface Sample {
@@ -56,8 +71,8 @@ interface Counters {
   kafka: Record<string, number>;
 }
 
-function infraEnv(): Record<string, string> {
-  const out = execFileSync('npm', ['run', '-s', 'infra:env'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+function infraEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const out = execFileSync('npm', ['run', '-s', 'infra:env'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000, env: { ...process.env, ...extra } });
   const env: Record<string, string> = {};
   for (const m of out.matchAll(/([A-Z_]+)=('([^']*)'|(\S+))/g)) env[m[1]!] = m[3] ?? m[4] ?? '';
   if (!env['KAFKA_BROKERS'] || !env['MONGO_URL'] || !env['CASSANDRA_CONTACT_POINTS'] || !env['OIDC_ISSUER']) throw new Error(`infra:env incomplete: ${out}`);
@@ -111,17 +126,152 @@ async function waitHttp(url: string, timeoutMs: number, child: ChildProcess): Pr
   throw new Error(`${url} not ready within ${timeoutMs} ms`);
 }
 
+// ---------------------------------------------------------------- CPU of every process, from /proc
+
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** utime + stime of a process in seconds (0 when it is gone). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every mongod on this machine by its --port. */
+function mongodPids(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      if (!cmd[0]?.endsWith('/mongod')) continue;
+      const port = Number(cmd[cmd.indexOf('--port') + 1]);
+      if (port) out.set(port, Number(d));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/** The processes whose CPU is reported: the services, the mongod members of `mongoUrl`, Kafka, Cassandra, this driver. */
+function measuredProcesses(children: ReadonlyMap<Service, ChildProcess>, mongoUrl: string): Record<string, number> {
+  const infraDir = process.env['INFRA_DIR'] ?? join(ROOT, '.infra');
+  const pidOf = (server: string): number | undefined => {
+    const f = join(infraDir, server, 'server.pid');
+    return existsSync(f) ? Number(readFileSync(f, 'utf8').trim()) : undefined;
+  };
+  const procs: Record<string, number> = {};
+  for (const [s, c] of children) if (c.pid) procs[s] = c.pid;
+  const mongods = mongodPids();
+  for (const port of [...mongoUrl.matchAll(/:(\d+)/g)].map((m) => Number(m[1]))) {
+    const pid = mongods.get(port);
+    if (pid) procs[`mongod:${port}`] = pid;
+  }
+  for (const server of ['kafka', 'cassandra']) {
+    const pid = pidOf(server);
+    if (pid) procs[server] = pid;
+  }
+  procs['bench driver'] = process.pid;
+  return procs;
+}
+
+const cpuOf = (procs: Record<string, number>): Record<string, number> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, cpuSeconds(pid)]));
+
+// ---------------------------------------------------------------- MongoDB of a given replica-set size
+
+/** The MongoDB URL for `members`: the shared infrastructure's when its size matches, else a private one started for the run. */
+async function mongoFor(members: number, shared: string): Promise<{ url: string; stop: () => void }> {
+  const sharedMembers = shared.replace(/^mongodb:\/\//, '').split('/')[0]!.split(',').length;
+  if (sharedMembers === members) return { url: shared, stop: () => undefined };
+  const env = { ...process.env, INFRA_DIR: join(ROOT, '.infra', `bench-mongo-${members}`), MONGO_PORT: String(PRIVATE_MONGO_PORT), MONGO_MEMBERS: String(members) };
+  console.log(`[bench] starting a private ${members}-member MongoDB on :${PRIVATE_MONGO_PORT}`);
+  execFileSync('npm', ['run', '-s', 'infra:up', '--', 'mongodb'], { cwd: ROOT, stdio: 'inherit', env, timeout: 300_000 });
+  const url = infraEnv({ INFRA_DIR: env.INFRA_DIR, MONGO_PORT: env.MONGO_PORT, MONGO_MEMBERS: env.MONGO_MEMBERS })['MONGO_URL']!;
+  return {
+    url,
+    stop: () => execFileSync('npm', ['run', '-s', 'infra:down', '--', 'mongodb'], { cwd: ROOT, stdio: 'inherit', env, timeout: 120_000 }),
+  };
+}
+
 async function main(): Promise<void> {
   const infra = infraEnv();
-  // libs/testing's token helpers find the identity provider where Jest's globalSetup puts it
-  process.env['OIDC_ISSUER'] = infra['OIDC_ISSUER'];
-  if (infra['OIDC_AUDIENCE']) process.env['OIDC_AUDIENCE'] = infra['OIDC_AUDIENCE'];
-  const parentEnv = process.env;
+  // libs/testing (Kafka credentials, Keycloak users and tokens) reads the same settings from this process's environment
+  Object.assign(process.env, infra);
   const loadAtStart = os.loadavg().map((l) => round(l, 2));
   // always through Nx: its cache makes this instant when the bundles are current
-  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--projects=inventory,carts,orders', '--parallel=1'], { cwd: ROOT, stdio: 'inherit', env: { ...parentEnv, NX_DAEMON: 'false' } });
-
+  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--projects=inventory,carts,orders', '--parallel=1'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
   const run = uniqueName('cobench').toLowerCase();
+  console.log(`[bench] creating ${CUSTOMERS} Keycloak customers`);
+  const customers = await createTestUsers(`bench-${run}`, CUSTOMERS);
+  const runs: RunResult[] = [];
+  try {
+    for (const members of MONGO_MEMBERS) {
+      const mongoDb = await mongoFor(members, infra['MONGO_URL']!);
+      try {
+        runs.push(await measure({ ...infra, MONGO_URL: mongoDb.url }, members, `${run}m${members}`, customers));
+      } finally {
+        mongoDb.stop();
+      }
+    }
+  } finally {
+    await deleteTestUsers(customers);
+  }
+  const mongo = await createMongoClient(infra['MONGO_URL']!).connect();
+  const cassandra = new CassandraClient({ contactPoints: infra['CASSANDRA_CONTACT_POINTS']!.split(','), localDataCenter: infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1' });
+  try {
+    const report = {
+      command: `npm run bench:checkout${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(),
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, mem_gb: Math.round(os.totalmem() / 2 ** 30), load_average_at_start: loadAtStart, load_average_at_end: os.loadavg().map((l) => round(l, 2)), node: process.version, platform: `${os.platform()} ${os.release()}` },
+      servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
+      setup: {
+        services: 'inventory, carts, orders: one process each from dist/apps/*/main.js (NODE_ENV=production, defaults except private names, lifted per-caller limits, simulator failures 0)',
+        customers: CUSTOMERS,
+        products: PRODUCTS,
+        levels: LEVELS,
+        checkouts_per_level: CHECKOUTS_PER_LEVEL,
+        level_budget_ms: LEVEL_BUDGET_MS,
+        mongo_members: MONGO_MEMBERS,
+        cart: '1–3 lines (qty 1 each) over 200 products, zone MSK; carts created before the measurement, spread over the customers',
+        auth: `every call with a real Keycloak access token: ${CUSTOMERS} customers made by the bench own the carts, stan restocks`,
+        latency: 'POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (closed loop: `concurrency` checkouts in flight)',
+        payment_simulator_latency_ms: '20–150 per call (authorize, capture)',
+        per_checkout_ops: `each level's MongoDB (top per namespace of the run's databases) / Cassandra (system_views of the run's keyspace) / Kafka (messages on the saga topics) counts minus an idle baseline measured in a ${IDLE_WINDOW_MS / 1000} s quiet window before it, divided by its checkouts`,
+        cpu_seconds_per_checkout: 'utime+stime from /proc/<pid>/stat of each process over the level, divided by its checkouts (not idle-subtracted: what a checkout costs on a running stack)',
+        idle_cpu: `the first quiet window (${FIRST_IDLE_WINDOW_MS / 1000} s, services up, nothing in flight): percent of one core per process`,
+      },
+      // one row per replica-set size and level; `mongo_members` tells them apart
+      results: runs.flatMap((r) => r.rows),
+      idle: Object.fromEntries(runs.map((r) => [`mongo_members_${r.members}`, r.idle])),
+      bare_loop: Object.fromEntries(runs.map((r) => [`mongo_members_${r.members}`, r.bare])),
+      ratio_service_to_bare: Object.fromEntries(runs.map((r) => [`mongo_members_${r.members}`, r.ratio])),
+      // The analysis of what bounds the figures is written by the person who profiled a run; kept across reruns.
+      notes: previousNotes(),
+    };
+    writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(JSON.stringify(report, null, 2));
+  } finally {
+    await cassandra.shutdown();
+    await mongo.close();
+  }
+}
+
+interface RunResult {
+  readonly members: number;
+  readonly rows: Record<string, unknown>[];
+  readonly idle: Record<string, unknown>;
+  readonly bare: Record<string, unknown>;
+  readonly ratio: number;
+}
+
+/** One whole run (services up, carts, every level, services down, bare loop) against `infra`. */
+async function measure(infra: Record<string, string>, members: number, run: string, customers: readonly TestUser[]): Promise<RunResult> {
   const topics = {
     products: `bench.catalog.products.${run}`,
     checkout: `bench.carts.checkout.${run}`,
@@ -133,7 +283,7 @@ async function main(): Promise<void> {
   const keyspace = `carts_${run}`.slice(0, 48);
   const ports: Record<Service, number> = { inventory: 0, carts: 0, orders: 0 };
   for (const s of Object.keys(ports) as Service[]) ports[s] = 20_000 + Math.floor(Math.random() * 20_000);
-  const base = { ...parentEnv, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: '3', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000', CARTS_MAX_ACTIVE_PER_OWNER: '10000' };
+  const base = { ...process.env, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: '3', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000', CARTS_MAX_ACTIVE_PER_OWNER: '10000' };
   const settings: Record<Service, Record<string, string>> = {
     inventory: { MONGO_DB: dbs.inventory, KAFKA_GROUP_ID: `inventory-${run}`, INVENTORY_COMMANDS_TOPIC: topics.commands, INVENTORY_EVENTS_TOPIC: topics.events },
     carts: {
@@ -153,11 +303,9 @@ async function main(): Promise<void> {
       ORDERS_EVENTS_TOPIC: topics.orders,
       INVENTORY_COMMANDS_TOPIC: topics.commands,
       INVENTORY_EVENTS_TOPIC: topics.events,
-      // The simulated PSP keeps its default latency (20–150 ms per call) but injects no failures here,
-      // and the worker may have as many calls in flight as the highest concurrency measured.
+      // The simulated PSP keeps its default latency (20–150 ms per call) but injects no failures here.
       PAYMENT_SIM_TRANSIENT_ERROR_RATE: '0',
       PAYMENT_SIM_TIMEOUT_RATE: '0',
-      PAYMENT_CONCURRENCY: '64',
     },
   };
 
@@ -171,6 +319,16 @@ async function main(): Promise<void> {
   await producer.connect();
   const children = new Map<Service, ChildProcess>();
   const consumers: Consumer[] = [];
+  const stopServices = async (): Promise<void> => {
+    await Promise.all(
+      [...children.values()].map(async (c) => {
+        if (c.exitCode !== null) return;
+        const exited = new Promise((r) => c.once('exit', r));
+        c.kill('SIGTERM');
+        await Promise.race([exited, sleep(20_000).then(() => c.kill('SIGKILL'))]);
+      }),
+    );
+  };
   try {
     for (const s of ['inventory', 'orders', 'carts'] as Service[]) {
       const child = spawn(process.execPath, [join(ROOT, `dist/apps/${s}/main.js`)], { cwd: ROOT, env: { ...base, ...settings[s], HTTP_PORT: String(ports[s]) }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -181,9 +339,9 @@ async function main(): Promise<void> {
     }
     for (const s of children.keys()) await waitHttp(`http://127.0.0.1:${ports[s]}/health/ready`, 120_000, children.get(s)!);
     const url = (s: Service, path: string) => `http://127.0.0.1:${ports[s]}${path}`;
-    /** An HTTP call as a demo user (a real token, cached and renewed by libs/testing). */
-    const call = async (s: Service, as: DemoUser, method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> => {
-      const headers: Record<string, string> = { authorization: `Bearer ${await accessToken(as)}`, ...extra };
+    /** An HTTP call with a real access token (cached and renewed by libs/testing). */
+    const call = async (s: Service, token: string, method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...extra };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const r = await fetch(url(s, path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await r.text();
@@ -219,24 +377,29 @@ async function main(): Promise<void> {
         return { key: msg.key, value: JSON.stringify(msg.envelope) };
       }),
     });
+    const stan = await accessToken('stan');
     await pool(productIds, 8, async (id) => {
-      const r = await call('inventory', 'stan', 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' }, { 'idempotency-key': `bench-${run}-${id}` });
+      const r = await call('inventory', stan, 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' }, { 'idempotency-key': `bench-${run}-${id}` });
       if (r.status >= 300) throw new Error(`restock ${id}: ${r.status} ${JSON.stringify(r.body)}`);
     });
     const total = CHECKOUTS_PER_LEVEL * LEVELS.length;
-    console.log(`[bench] preparing ${total} carts (not measured)`);
-    const carts: { id: string; owner: DemoUser }[] = [];
+    console.log(`[bench] mongo_members=${members}: preparing ${total} carts of ${customers.length} customers (not measured)`);
+    const carts: { id: string; owner: TestUser }[] = [];
     await pool(Array.from({ length: total }, (_, i) => i), 16, async (i) => {
-      const owner = CUSTOMERS[i % CUSTOMERS.length]!;
-      const c = await call('carts', owner, 'POST', '/carts', { zone: 'MSK' });
+      const owner = customers[i % customers.length]!;
+      const token = await testUserToken(owner);
+      const c = await call('carts', token, 'POST', '/carts', { zone: 'MSK' });
       if (c.status !== 201) throw new Error(`cart: ${c.status} ${JSON.stringify(c.body)}`);
       const id = c.body['cart_id'] as string;
-      const product = productIds[i % PRODUCTS]!;
-      for (let attempt = 0; ; attempt++) {
-        const r = await call('carts', owner, 'PUT', `/carts/${id}/items/${product}`, { qty: 1 });
-        if (r.status === 200) break;
-        if (attempt > 300) throw new Error(`put item: ${r.status} ${JSON.stringify(r.body)}`);
-        await sleep(200); // carts has not consumed the product yet
+      // 1–3 distinct products per cart
+      const lines = new Set(Array.from({ length: 1 + (i % 3) }, (_, k) => productIds[(i * 7 + k * 31) % PRODUCTS]!));
+      for (const product of lines) {
+        for (let attempt = 0; ; attempt++) {
+          const r = await call('carts', token, 'PUT', `/carts/${id}/items/${product}`, { qty: 1 });
+          if (r.status === 200) break;
+          if (attempt > 300) throw new Error(`put item: ${r.status} ${JSON.stringify(r.body)}`);
+          await sleep(200); // carts has not consumed the product yet
+        }
       }
       carts.push({ id, owner });
     });
@@ -279,37 +442,51 @@ async function main(): Promise<void> {
       cassandra: { writes: round(c.cassandra.writes, d), reads: round(c.cassandra.reads, d) },
       kafka: Object.fromEntries(Object.entries(c.kafka).map(([k, v]) => [k, round(v, d)])),
     });
+    const procs = measuredProcesses(children, infra['MONGO_URL']!);
+    const cpuDelta = (a: Record<string, number>, b: Record<string, number>, scale: number) => Object.fromEntries(Object.keys(procs).map((k) => [k, round(((b[k] ?? 0) - (a[k] ?? 0)) * scale, 4)]));
 
-    const results: Record<string, unknown>[] = [];
+    const rows: Record<string, unknown>[] = [];
+    let idle: Record<string, unknown> = {};
     // The checkouts' own operations summed over every level (idle baseline of each level subtracted), and how many checkouts did them.
     let netOps = zero;
     let netCheckouts = 0;
     let cursor = 0;
-    for (const concurrency of LEVELS) {
+    for (const [levelIndex, concurrency] of LEVELS.entries()) {
       const mine = carts.slice(cursor, cursor + CHECKOUTS_PER_LEVEL);
       cursor += CHECKOUTS_PER_LEVEL;
+      const idleMs = levelIndex === 0 ? FIRST_IDLE_WINDOW_MS : IDLE_WINDOW_MS;
       const idleFrom = await counters();
+      const idleCpuFrom = cpuOf(procs);
       const idleStarted = performance.now();
-      await sleep(IDLE_WINDOW_MS);
+      await sleep(idleMs);
       const idleTo = await counters();
-      const idlePerS = diff(idleFrom, idleTo, 1000 / (performance.now() - idleStarted));
+      const idleSeconds = (performance.now() - idleStarted) / 1000;
+      const idlePerS = diff(idleFrom, idleTo, 1 / idleSeconds);
+      if (levelIndex === 0) {
+        const percent = cpuDelta(idleCpuFrom, cpuOf(procs), 100 / idleSeconds);
+        const stack = Object.entries(percent).filter(([k]) => k !== 'bench driver').reduce((n, [, v]) => n + v, 0);
+        idle = { seconds: round(idleSeconds, 1), cpu_percent_of_one_core: percent, stack_cpu_percent_of_one_core: round(stack, 1), ops_per_s: rounded(idlePerS) };
+        console.log(JSON.stringify({ mongo_members: members, idle }));
+      }
       const before = await counters();
+      const cpuBefore = cpuOf(procs);
       const windowStarted = performance.now();
       const serverBefore = (await mongo.db('admin').command({ serverStatus: 1 }))['opcounters'] as Record<string, number>;
       const got: Sample[] = [];
       const deadline = Date.now() + LEVEL_BUDGET_MS;
+      // tokens fetched before the clock starts (then served from the cache)
+      await pool(customers, 16, async (c) => void (await testUserToken(c)));
       const started = performance.now();
       let lastEnd = started;
-      // tokens fetched before the clock starts (then served from the cache)
-      for (const who of CUSTOMERS) await accessToken(who);
       await pool(mine, concurrency, async ({ id: cartId, owner }) => {
         if (Date.now() > deadline) return;
+        const token = await testUserToken(owner);
         const t0 = performance.now();
         const done = new Promise<string>((resolve) => terminal.set(cartId, resolve));
-        const r = await call('carts', owner, 'POST', `/carts/${cartId}/checkout`);
+        const r = await call('carts', token, 'POST', `/carts/${cartId}/checkout`);
         const httpMs = performance.now() - t0;
         if (r.status !== 202) throw new Error(`checkout ${cartId}: ${r.status} ${JSON.stringify(r.body)}`);
-        const outcome = await Promise.race([done, sleep(30_000).then(() => 'TIMEOUT')]);
+        const outcome = await Promise.race([done, sleep(60_000).then(() => 'TIMEOUT')]);
         const end = performance.now();
         lastEnd = Math.max(lastEnd, end);
         got.push({ latencyMs: end - t0, httpMs, outcome });
@@ -317,6 +494,7 @@ async function main(): Promise<void> {
       const elapsed = (lastEnd - started) / 1000;
       await sleep(1500); // trailing relay work of this level is counted with it
       const after = await counters();
+      const cpuAfter = cpuOf(procs);
       const windowSeconds = (performance.now() - windowStarted) / 1000;
       const serverAfter = (await mongo.db('admin').command({ serverStatus: 1 }))['opcounters'] as Record<string, number>;
       const confirmed = got.filter((g) => g.outcome === 'OrderConfirmed').length;
@@ -325,8 +503,9 @@ async function main(): Promise<void> {
       const net = minusIdle(diff(before, after), idlePerS, windowSeconds);
       netOps = plus(netOps, net);
       netCheckouts += got.length;
-      const per = rounded(diff(zero, net, 1 / got.length));
+      const cpuPer = cpuDelta(cpuBefore, cpuAfter, 1 / Math.max(1, got.length));
       const row = {
+        mongo_members: members,
         concurrency,
         checkouts: got.length,
         confirmed,
@@ -335,47 +514,28 @@ async function main(): Promise<void> {
         confirmed_per_s: round(confirmed / elapsed),
         latency_ms: { p50: round(pct(lat, 50)), p99: round(pct(lat, 99)), max: round(lat[lat.length - 1] ?? NaN) },
         checkout_http_ms: { p50: round(pct(http, 50)), p99: round(pct(http, 99)) },
+        cpu_seconds_per_checkout: { ...cpuPer, total_servers_and_services: round(Object.entries(cpuPer).filter(([k]) => k !== 'bench driver').reduce((n, [, v]) => n + v, 0), 4) },
         // the level's operations minus the idle services' (idle_per_s × the level's seconds), per checkout
-        per_checkout: per,
+        per_checkout: rounded(diff(zero, net, 1 / Math.max(1, got.length))),
         idle_per_s: rounded(idlePerS),
         mongod_opcounters_per_s_whole_server: Object.fromEntries(Object.keys(serverAfter).map((k) => [k, round(((serverAfter[k] ?? 0) - (serverBefore[k] ?? 0)) / elapsed)])),
       };
       console.log(JSON.stringify(row));
-      results.push(row);
+      rows.push(row);
     }
 
-    // The bare loop: the same messages and database operations per checkout, no services.
+    // The bare loop: the same messages and database operations per checkout, the services stopped.
     if (netCheckouts === 0) throw new Error('no checkout measured: nothing to mirror in the bare loop');
+    await recorder.stop();
+    await stopServices();
     const perCheckout = rounded(diff(zero, netOps, 1 / netCheckouts));
-    const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckout, samples, topics, checkouts: CHECKOUTS_PER_LEVEL, concurrency: 64, consumers });
-    const best = Math.max(...results.map((r) => r['confirmed_per_s'] as number));
-    const report = {
-      command: 'npm run bench:checkout',
-      date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, mem_gb: Math.round(os.totalmem() / 2 ** 30), load_average_at_start: loadAtStart, node: process.version, platform: `${os.platform()} ${os.release()}` },
-      servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
-      setup: {
-        services: 'inventory, carts, orders: one process each from dist/apps/*/main.js (NODE_ENV=production, defaults except private names, PAYMENT_CONCURRENCY=64, simulator failures 0)',
-        checkouts_per_level: CHECKOUTS_PER_LEVEL,
-        level_budget_ms: LEVEL_BUDGET_MS,
-        products: PRODUCTS,
-        cart: 'one line, qty 1, zone MSK; carts created before the measurement, alternately by the demo customers alice and bob',
-        auth: 'every call with a real Keycloak access token (stan restocks, alice/bob own the carts); RATE_LIMIT_WRITES_PER_MINUTE=1000000',
-        latency: 'POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (closed loop: `concurrency` checkouts in flight)',
-        payment_simulator_latency_ms: '20–150 per call (authorize, capture)',
-        per_checkout_ops: `each level's MongoDB/Cassandra/Kafka counts minus an idle baseline measured in a ${IDLE_WINDOW_MS / 1000} s quiet window before it (pollers, sweepers, relays), divided by its checkouts; the bare loop mirrors the mean over all levels`,
-      },
-      results,
-      bare_loop: bare,
-      ratio_service_to_bare: round(best / (bare['checkouts_per_s'] as number), 3),
-      // The analysis of what bounds the figures is written by the person who profiled a run; kept across reruns.
-      notes: previousNotes(),
-    };
-    writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
-    console.log(JSON.stringify(report, null, 2));
+    const top = Math.max(...LEVELS);
+    const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckout, samples, topics, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, consumers });
+    const best = Math.max(...rows.map((r) => r['confirmed_per_s'] as number));
+    return { members, rows, idle, bare, ratio: round(best / (bare['checkouts_per_s'] as number), 3) };
   } finally {
     for (const c of consumers) await c.disconnect().catch(() => undefined);
-    for (const c of children.values()) c.kill('SIGTERM');
+    await stopServices();
     await producer.disconnect().catch(() => undefined);
     for (const db of Object.values(dbs)) await mongo.db(db).dropDatabase().catch(() => undefined);
     await cassandra.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`).catch(() => undefined);
@@ -406,7 +566,7 @@ interface BareInput {
  * run as payloads, acks=all, one send per message as the relays do), each consumed by as many
  * consumer groups as read that topic in the system; the MongoDB operations (w:majority inserts,
  * updates, deletes, primary finds); Cassandra writes (two of them LWTs, as a checkout and its
- * outcome are) and reads.
+ * outcome are) and reads; and the two PSP calls' latency (20–150 ms each, as the simulator).
  */
 async function bareLoop(i: BareInput): Promise<Record<string, unknown>> {
   const readers: Record<string, number> = { [i.topics['checkout']!]: 1, [i.topics['commands']!]: 1, [i.topics['events']!]: 2, [i.topics['orders']!]: 1 };
@@ -456,6 +616,9 @@ async function bareLoop(i: BareInput): Promise<Record<string, unknown>> {
       for (let k = 0; k < counts.commands; k++) await coll.findOneAndUpdate({ _id: `${id}-0` }, { $inc: { n: 1 } });
       for (let k = 0; k < counts.queries; k++) await coll.findOne({ _id: `${id}-0` });
       for (let k = 0; k < counts.remove; k++) await coll.deleteOne({ _id: `${id}-${k}` });
+      // the PSP's two answers (authorize, capture) at the simulator's latency: time, not CPU
+      await sleep(20 + Math.random() * 130);
+      await sleep(20 + Math.random() * 130);
       for (const p of plan) await i.producer.send({ topic: p.topic, acks: -1, messages: [{ key: p.key, value: p.value }] });
     },
   );
