@@ -126,7 +126,7 @@ describe('consumer in a service (Nest transport, real Kafka)', () => {
     await producer.send({ topic, messages: [{ key: oid(n), value: JSON.stringify(m.envelope), partition }] });
   }
 
-  it('partitions fetched together are worked on at once by default (KAFKA_PARTITIONS_CONCURRENTLY 3)', async () => {
+  it('partitions fetched together are worked on at once by default (KAFKA_PARTITIONS_CONCURRENTLY 12)', async () => {
     await waitFor(async () => slowStarted.size === 2, 60_000, 'both slow records worked on at the same time');
     expect(handled).toEqual([]);
     releaseSlow();

@@ -78,7 +78,7 @@ export async function assertKafkaReachable(
 }
 
 /** Partitions a consumer works on at once when the service does not say (KAFKA_PARTITIONS_CONCURRENTLY's default). */
-export const defaultPartitionsConcurrently = 3;
+export const defaultPartitionsConcurrently = 12;
 
 export function kafkaTransportOptions(
   kafka: NonNullable<ServiceOptions['kafka']>,

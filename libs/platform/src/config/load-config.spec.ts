@@ -40,7 +40,7 @@ describe('loadConfig', () => {
   it('consumer clocks: defaults keep the handler timeout below the session timeout; a handler timeout at or above it is refused', () => {
     const cfg = loadConfig(schema, { KAFKA_BROKERS: '127.0.0.1:19092', MONGO_URL: 'mongodb://x:1', ...creds });
     expect(cfg.KAFKA_HANDLER_TIMEOUT_MS).toBeLessThan(cfg.KAFKA_SESSION_TIMEOUT_MS);
-    expect(cfg.KAFKA_PARTITIONS_CONCURRENTLY).toBe(3);
+    expect(cfg.KAFKA_PARTITIONS_CONCURRENTLY).toBe(12);
     expect(() =>
       loadConfig(schema, {
         KAFKA_BROKERS: '127.0.0.1:19092',

@@ -184,8 +184,13 @@ export const baseConfigSchema = z.object({
   /** Replication of every topic a service creates, and the min.insync.replicas it sets and verifies (local single broker: 1/1; production: 3/2). */
   KAFKA_REPLICATION_FACTOR: env.int(1, 1, 16),
   KAFKA_MIN_INSYNC_REPLICAS: env.int(1, 1, 16),
-  /** Partitions a consumer works on at once (each still in order, so per-key order holds). */
-  KAFKA_PARTITIONS_CONCURRENTLY: env.int(3, 1, 64),
+  /**
+   * Partitions a consumer works on at once (each still in order, so per-key order holds). The
+   * default covers every partition one instance of any service is assigned (carts reads three
+   * 3-partition topics: 9), so no partition waits for another's slow message (issue #17: at 3, a
+   * service had at most 3 messages in flight across all the topics it reads).
+   */
+  KAFKA_PARTITIONS_CONCURRENTLY: env.int(12, 1, 64),
   /** Consumer clocks (ADR 0004): the handler timeout must stay below the session timeout. */
   KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 6_000, 300_000),
   KAFKA_HEARTBEAT_INTERVAL_MS: env.int(3_000, 100, 100_000),
