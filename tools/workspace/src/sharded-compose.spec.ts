@@ -218,6 +218,13 @@ describe('docker-compose.sharded.yml', () => {
       (c) => `${c.db}.${c.collection} ${c.key ? `\`${JSON.stringify(c.key)}\`` : 'unsharded'}`,
     );
     expect(rows).toEqual(expected);
+    // … and each collection's documented scatters, as the query-shape tests accept them
+    const scatters = [...adr.matchAll(/^\| `([a-z_]+)\.([a-z_]+)` .*\| ([^|]+) \|$/gm)].map((m) => `${m[1]}.${m[2]}: ${m[3]!.trim()}`);
+    expect(scatters).toEqual(
+      shardingTable.map(
+        (c) => `${c.db}.${c.collection}: ${c.scatters.length ? c.scatters.map((x) => `${x.op} {${x.fields.join(', ')}} — ${x.from}`).join('; ') : 'none'}`,
+      ),
+    );
   });
 });
 

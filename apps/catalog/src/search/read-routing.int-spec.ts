@@ -1,5 +1,5 @@
 import { Db, MongoClient } from 'mongodb';
-import { createMongoClient } from '@mw/persistence';
+import { createMongoClient, unknownCollections, unroutedQueries } from '@mw/persistence';
 import { MemberProfiler, profileMembers, testEnv, waitFor } from '@mw/testing';
 import { PRODUCTS } from '../shared/catalog-db';
 import { carol, http, startStack, Stack } from '../e2e/harness';
@@ -71,5 +71,10 @@ describe('catalog read routing on the replica set', () => {
     expect(
       (await profiler.count(PRODUCTS, { op: { $in: ['insert', 'update'] } })).primary,
     ).toBeGreaterThanOrEqual(5);
+    // ADR 0010: on the sharded overlay every query carries its collection's shard key or is a documented scatter
+    const ops = await profiler.operations();
+    expect(ops.length).toBeGreaterThan(0);
+    expect(unknownCollections('catalog', ops)).toEqual([]);
+    expect(unroutedQueries('catalog', ops)).toEqual([]);
   });
 });

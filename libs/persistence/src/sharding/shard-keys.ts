@@ -330,6 +330,13 @@ export const shardingTable: readonly CollectionSharding[] = [
       },
       {
         op: 'query',
+        fields: ['$and'],
+        from: 'GET /products search with several filters (category subtree, price range, attributes; apps/catalog search-query.ts)',
+        accepted:
+          'search is a scatter by design on a hashed _id: each shard answers its part from its own indexes and mongos merges the sorted, limit-bounded pages; it is served by secondaries, and customer category pages come from Cassandra',
+      },
+      {
+        op: 'query',
         fields: [],
         from: 'read-model rebuild/verify (full scan by _id)',
         accepted: 'an offline rebuild reads everything by definition',
