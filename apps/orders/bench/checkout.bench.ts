@@ -411,6 +411,12 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       for (const [ns, t] of Object.entries(top)) {
         if (!ns.startsWith(`${dbs.inventory}.`) && !ns.startsWith(`${dbs.orders}.`)) continue;
         for (const op of ['insert', 'update', 'remove', 'queries', 'getmore', 'commands'] as const) mongoCounts[op] = (mongoCounts[op] ?? 0) + (t[op]?.count ?? 0);
+        // where they go: writes and reads per collection (`writes orders.orders`), to see what a change removed
+        const where = `${ns.startsWith(`${dbs.inventory}.`) ? 'inventory' : 'orders'}.${ns.slice(ns.indexOf('.') + 1)}`;
+        const writes = (t['insert']?.count ?? 0) + (t['update']?.count ?? 0) + (t['remove']?.count ?? 0);
+        const reads = (t['queries']?.count ?? 0) + (t['getmore']?.count ?? 0);
+        if (writes > 0) mongoCounts[`writes ${where}`] = writes;
+        if (reads > 0) mongoCounts[`reads ${where}`] = reads;
       }
       const sum = async (table: string) => {
         const r = await cassandra.execute(`SELECT count FROM system_views.${table} WHERE keyspace_name = ?`, [keyspace], { prepare: true });
