@@ -207,6 +207,59 @@ export class ConsumerRunner {
     }
   }
 
+  /**
+   * Group commit (issue #17): the valid records of a consumed batch go to `batchHandler` in one call
+   * (one attempt with the handler deadline, heartbeating meanwhile); when it succeeds every one of
+   * them is handled. When it fails, each record takes the per-message path (`run` with `handler`:
+   * retries, waiting out a dependency, the dead-letter topic), so a batch never loses or
+   * dead-letters a record that would have succeeded alone. Invalid records and records redriven for
+   * another group take the per-message path at once. For consumers whose effect does not depend on
+   * the order of the records within a batch (idempotent and state-reading, like the sales read
+   * model); the caller commits the batch's offsets only after this returns.
+   */
+  async runBatch<T extends TopicName>(
+    topic: T,
+    records: readonly InboundRecord[],
+    batchHandler: (envelopes: readonly EnvelopeOf<T>[], ctx: HandlerContext) => Promise<void>,
+    handler: (envelope: EnvelopeOf<T>, ctx: HandlerContext) => Promise<void>,
+  ): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    const valid: { index: number; record: InboundRecord; envelope: EnvelopeOf<T> }[] = [];
+    for (const [index, record] of records.entries()) {
+      const target = headerText(record.headers, REDRIVE_GROUP_HEADER);
+      const parsed = parseJson(record.value);
+      const decoded = parsed.ok ? decodeEnvelope(topic, parsed.value) : undefined;
+      if ((target !== undefined && target !== this.consumerGroup) || !decoded?.ok) outcomes[index] = await this.run(topic, record, handler);
+      else valid.push({ index, record, envelope: decoded.envelope });
+    }
+    const first = valid[0];
+    if (!first) return outcomes;
+    const membership = new Membership(first.record.heartbeat, this.policy.heartbeatEveryMs, this.logger);
+    this.active.add(membership);
+    let result: Attempt;
+    try {
+      this.throwIfGone(membership);
+      result = await this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), ctx), first.envelope, 1);
+      this.throwIfGone(membership);
+    } finally {
+      membership.stop();
+      this.active.delete(membership);
+    }
+    if (result.ok) {
+      for (const v of valid) {
+        this.processed.inc({ topic, type: v.envelope.type, outcome: 'handled' });
+        outcomes[v.index] = 'handled';
+      }
+      return outcomes;
+    }
+    this.logger.warn(
+      { topic, partition: first.record.partition, from_offset: first.record.offset, records: valid.length, err: result.error instanceof Error ? result.error.message : String(result.error) },
+      'batch failed; its records are handled one by one',
+    );
+    for (const v of valid) outcomes[v.index] = await this.run(topic, v.record, handler);
+    return outcomes;
+  }
+
   private async attemptUntilDone<T extends TopicName>(
     topic: T,
     record: InboundRecord,
