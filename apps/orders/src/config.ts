@@ -61,6 +61,8 @@ export const ordersConfigSchema = baseConfigSchema
     /** Sales analytics (ADR 0051): the read model's consumer group (default `<KAFKA_GROUP_ID>-analytics`) and where a new one starts. */
     ANALYTICS_GROUP_ID: z.string().min(1).max(200).optional(),
     ANALYTICS_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),
+    /** Order events applied in one transaction at most (group commit, ADR 0051). */
+    ANALYTICS_MAX_BATCH: env.int(200, 1, 1000),
     /** Analytics reads may come from secondaries (seed 001 §5), at most this far behind the primary. */
     ANALYTICS_READ_PREFERENCE: z.enum(['primary', 'primaryPreferred', 'secondaryPreferred', 'nearest']).default('secondaryPreferred'),
     ANALYTICS_MAX_STALENESS_SECONDS: env.int(90, 90, 3600),

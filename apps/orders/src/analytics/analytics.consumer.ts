@@ -1,7 +1,7 @@
 import { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConsumerRunner, recordFromPayload } from '@mw/messaging';
+import { ConsumerRunner, type InboundRecord } from '@mw/messaging';
 import type { AnalyticsMetrics } from './analytics.metrics';
 import type { AnalyticsProjector } from './analytics.service';
 
@@ -15,6 +15,8 @@ export interface AnalyticsConsumerSettings {
   readonly partitionsConcurrently: number;
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
+  /** Records applied in one transaction at most (group commit); a fetched batch larger than this is applied in chunks. */
+  readonly maxBatch: number;
 }
 
 /**
@@ -58,10 +60,34 @@ export class AnalyticsConsumer implements OnApplicationBootstrap, OnApplicationS
     });
     await consumer.connect();
     await consumer.subscribe({ topics: [s.topic], fromBeginning: s.fromBeginning });
+    // Group commit (ADR 0051): a partition's fetched records are applied a chunk at a time, one
+    // transaction per chunk; their offsets are resolved and committed only after it committed
+    // (w: majority). A crash in between redelivers the chunk, and the markers make that a no-op.
     await consumer.run({
       partitionsConsumedConcurrently: s.partitionsConcurrently,
-      eachMessage: async (payload) => {
-        await this.runner.run('orders.orders.v1', recordFromPayload(payload), (e) => this.projector.apply(e));
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+        for (let from = 0; from < batch.messages.length; from += s.maxBatch) {
+          if (!isRunning() || isStale()) return;
+          const chunk = batch.messages.slice(from, from + s.maxBatch);
+          const records: InboundRecord[] = chunk.map((m) => ({
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: m.offset,
+            key: m.key,
+            value: m.value,
+            headers: m.headers,
+            heartbeat,
+          }));
+          await this.runner.runBatch(
+            'orders.orders.v1',
+            records,
+            (events) => this.projector.applyMany(events),
+            (e) => this.projector.apply(e),
+          );
+          for (const m of chunk) resolveOffset(m.offset);
+          await commitOffsetsIfNecessary();
+        }
       },
     });
     this.logger.info(

@@ -92,6 +92,7 @@ export class AnalyticsModule {
                 partitionsConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY,
                 sessionTimeoutMs: t.sessionTimeoutMs,
                 heartbeatIntervalMs: t.heartbeatIntervalMs,
+                maxBatch: config.ANALYTICS_MAX_BATCH,
               },
               log,
               m,

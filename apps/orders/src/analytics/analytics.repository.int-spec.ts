@@ -96,3 +96,67 @@ describe('analytics read model writes (transactions on the replica set)', () => 
     ).toBe(0);
   });
 });
+
+/**
+ * Group commit (ADR 0051, issue #17): `refreshMany` applies a whole consumed batch in one
+ * transaction and must leave exactly what refreshing each order in turn leaves — with orders whose
+ * facts are already applied (their guard lost), the same order twice in one batch, an order that
+ * does not exist, and batches that overlap running at once.
+ */
+describe('analytics group commit: refreshMany against refresh one by one', () => {
+  let client: MongoClient;
+  const one = uniqueName('orders_analytics_one');
+  const many = uniqueName('orders_analytics_many');
+  const docs = [...KNOWN_ORDERS.map((o) => historicOrder(o, 'orders.orders.v1').doc)];
+  const ids = docs.map((d) => d._id);
+  const missing = '0123456789abcdef01234567';
+
+  const repoOf = (db: string) => new AnalyticsRepository(client, client.db(db), ReadPreference.primary);
+  const snapshot = async (db: string) => {
+    const out: Record<string, unknown[]> = {};
+    for (const c of Object.values(ANALYTICS_COLLECTIONS)) {
+      out[c] = await client
+        .db(db)
+        .collection(c)
+        .find({}, { projection: { applied_at: 0 } })
+        .sort({ _id: 1 })
+        .toArray();
+    }
+    return out;
+  };
+
+  beforeAll(async () => {
+    client = await createMongoClient(testEnv().mongoUrl, { writeConcern: { w: 'majority' } }).connect();
+    for (const db of [one, many]) {
+      await repoOf(db).ensureIndexes();
+      await client.db(db).collection<HistoricOrderDoc>('orders').insertMany(docs);
+    }
+  });
+  afterAll(async () => {
+    for (const db of [one, many]) await client.db(db).dropDatabase();
+    await client.close();
+  });
+
+  it('one transaction for the batch leaves exactly the counters and markers of one refresh per order', async () => {
+    for (const id of ids) await repoOf(one).refresh(id);
+    // two orders already applied before the batch: their guard (the markers) must hold in it
+    await repoOf(many).refresh(ids[0]!);
+    await repoOf(many).refresh(ids[3]!);
+    const outcomes = await repoOf(many).refreshMany([...ids, ids[1]!, missing, ids[0]!]);
+    expect(outcomes.get(ids[0]!)).toEqual({ kind: 'unchanged' });
+    expect(outcomes.get(ids[3]!)).toEqual({ kind: 'unchanged' });
+    expect(outcomes.get(ids[1]!)?.kind).toBe('applied');
+    expect(outcomes.get(missing)).toEqual({ kind: 'missing' });
+    expect(await snapshot(many)).toEqual(await snapshot(one));
+  });
+
+  it('a cancellation after confirmation in a batch reverses the sale once; overlapping batches at once count each fact once', async () => {
+    const o7 = historicOrder(O7_CANCELLED, 'orders.orders.v1').doc;
+    const { _id, ...rest } = o7;
+    for (const db of [one, many]) await client.db(db).collection<HistoricOrderDoc>('orders').replaceOne({ _id }, rest);
+    await repoOf(one).refresh(_id);
+    const batches = [ids, [...ids].reverse(), [_id], [_id, ids[2]!, _id]];
+    await Promise.all(batches.map((b) => repoOf(many).refreshMany(b)));
+    expect(await snapshot(many)).toEqual(await snapshot(one));
+  });
+});

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EnvelopeOf } from '@mw/contracts';
 import { AppError, assertUnreachable } from '@mw/platform';
 import type { AnalyticsMetrics } from './analytics.metrics';
-import type { AnalyticsRepository } from './analytics.repository';
+import type { AnalyticsRepository, RefreshOutcome } from './analytics.repository';
 import { periodsCovering } from './date-range';
 import {
   basketFigures,
@@ -81,6 +81,30 @@ export class AnalyticsProjector {
     private readonly logger: Logger,
     private readonly metrics?: AnalyticsMetrics,
   ) {}
+
+  /**
+   * Group commit (ADR 0051): the events of one consumed batch applied together — every order they
+   * name refreshed in one transaction (`refreshMany`). Same effect as `apply` on each in turn: a
+   * refresh reads the order's current state, so one refresh per order covers all its events.
+   */
+  async applyMany(events: readonly EnvelopeOf<'orders.orders.v1'>[]): Promise<void> {
+    const orderEvents: { e: EnvelopeOf<'orders.orders.v1'>; orderId: string }[] = [];
+    for (const e of events) {
+      if (e.type === 'OrderRejected') this.metrics?.events.inc({ type: e.type, outcome: 'not_an_order' });
+      else orderEvents.push({ e, orderId: e.payload.order_id.toLowerCase() });
+    }
+    if (orderEvents.length === 0) return;
+    const outcomes = await this.repo.refreshMany(orderEvents.map((o) => o.orderId));
+    const reported = new Set<string>();
+    for (const { e, orderId } of orderEvents) {
+      // the first event of an order in the batch carries its outcome; the others found nothing more
+      const outcome: RefreshOutcome = reported.has(orderId) ? { kind: 'unchanged' } : (outcomes.get(orderId) ?? { kind: 'missing' });
+      reported.add(orderId);
+      this.metrics?.observe(e.type, outcome, e.occurred_at);
+      if (outcome.kind === 'applied') this.logger.info({ order_id: orderId, event: e.type, facts: outcome.facts }, 'sales facts applied');
+      if (outcome.kind === 'missing') this.logger.warn({ order_id: orderId, event: e.type }, 'order event for an order that does not exist; nothing to count');
+    }
+  }
 
   async apply(e: EnvelopeOf<'orders.orders.v1'>): Promise<void> {
     switch (e.type) {

@@ -4,6 +4,7 @@ import {
   CellUpdate,
   Fact,
   factsOf,
+  mergeCellUpdates,
   reasonBucket,
   SalesOrder,
   UNCATEGORIZED,
@@ -272,5 +273,27 @@ describe('applying the facts not yet applied converges', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('group commit: updates of several orders merged per counter document', () => {
+  it('sums every counter of the same document, keeps the last name, drops documents that add up to zero, and equals applying each in turn', () => {
+    const sold = { state: 'CONFIRMED' as const, reason: null, history: confirmedHistory };
+    const a = cellUpdates(order(sold), ['placed', 'sold']);
+    const b = cellUpdates({ ...order(sold), _id: 'o2' }, ['placed', 'sold']);
+    const reversed = cellUpdates(order({ state: 'CANCELLED', reason: 'CANCELLED_BY_USER', history: [] }), ['sale_reversed']);
+    const merged = mergeCellUpdates([...a, ...b, ...reversed]);
+    // one update per document
+    expect(new Set(merged.map((u) => `${u.table}/${u.id}`)).size).toBe(merged.length);
+    const sum = (updates: readonly CellUpdate[]) => {
+      const out: Record<string, number> = {};
+      for (const u of updates) for (const [k, v] of Object.entries(u.inc)) out[`${u.table}/${u.id}.${k}`] = (out[`${u.table}/${u.id}.${k}`] ?? 0) + v;
+      return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== 0));
+    };
+    expect(sum(merged)).toEqual(sum([...a, ...b, ...reversed]));
+    const day = merged.find((u) => u.table === 'days');
+    expect(day?.inc).toMatchObject({ placed: 2, orders: 1, sales_reversed: 1 });
+    // a sale and its reversal of the same product: the product documents add up to zero and are left out
+    expect(mergeCellUpdates([...a, ...reversed]).filter((u) => u.table === 'products')).toEqual([]);
   });
 });

@@ -189,3 +189,23 @@ export function cellUpdates(order: SalesOrder, facts: readonly Fact[]): CellUpda
   }
   return [...cells.values()].filter((c) => Object.values(c.inc).some((v) => v !== 0));
 }
+
+/**
+ * The updates of several orders merged per counter document (group commit, ADR 0051): counters
+ * summed, the last `set` kept; documents whose counters all add up to zero are left out. Applying
+ * the result is the same as applying each input in turn.
+ */
+export function mergeCellUpdates(updates: readonly CellUpdate[]): CellUpdate[] {
+  const cells = new Map<
+    string,
+    { table: Table; id: string; keys: Readonly<Record<string, string>>; inc: Record<string, number>; set?: Readonly<Record<string, string>> }
+  >();
+  for (const u of updates) {
+    const key = `${u.table}/${u.id}`;
+    const cell = cells.get(key) ?? { table: u.table, id: u.id, keys: u.keys, inc: {} };
+    for (const [k, v] of Object.entries(u.inc)) cell.inc[k] = (cell.inc[k] ?? 0) + v;
+    if (u.set) cell.set = u.set;
+    cells.set(key, cell);
+  }
+  return [...cells.values()].filter((c) => Object.values(c.inc).some((v) => v !== 0));
+}
