@@ -15,6 +15,7 @@
  * set for this work. Results: apps/orders/bench/results.json.
  *
  *   npm run bench:checkout            (infra from `npm run infra:env`, started if needed)
+ *   npm run bench:checkout -- --partitions=12   (every saga topic with 12 partitions instead of the registry's 3)
  *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
  *                                     (a quick check run; never overwrites the committed results)
  *
@@ -43,6 +44,8 @@ const LEVELS = list(arg('levels') ?? '16,64,256');
 const CHECKOUTS_PER_LEVEL = Number(arg('checkouts') ?? 600);
 const MONGO_MEMBERS = list(arg('mongo-members') ?? '3,1');
 const CUSTOMERS = Number(arg('customers') ?? 200);
+/** Partitions of every saga topic (the registry's topics have 3; `--partitions=12` measures more). */
+const PARTITIONS = Number(arg('partitions') ?? 3);
 /** `--out=<file>`: a check run writes elsewhere than the committed results. */
 const OUT = arg('out') ?? join(__dirname, 'results.json');
 const LEVEL_BUDGET_MS = 120_000;
@@ -234,6 +237,7 @@ async function main(): Promise<void> {
         services: 'inventory, carts, orders: one process each from dist/apps/*/main.js (NODE_ENV=production, defaults except private names, lifted per-caller limits, simulator failures 0)',
         customers: CUSTOMERS,
         products: PRODUCTS,
+        partitions_per_topic: PARTITIONS,
         levels: LEVELS,
         checkouts_per_level: CHECKOUTS_PER_LEVEL,
         level_budget_ms: LEVEL_BUDGET_MS,
@@ -283,7 +287,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
   const keyspace = `carts_${run}`.slice(0, 48);
   const ports: Record<Service, number> = { inventory: 0, carts: 0, orders: 0 };
   for (const s of Object.keys(ports) as Service[]) ports[s] = 20_000 + Math.floor(Math.random() * 20_000);
-  const base = { ...process.env, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: '3', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000', CARTS_MAX_ACTIVE_PER_OWNER: '10000' };
+  const base = { ...process.env, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: String(PARTITIONS), RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000', CARTS_MAX_ACTIVE_PER_OWNER: '10000' };
   const settings: Record<Service, Record<string, string>> = {
     inventory: { MONGO_DB: dbs.inventory, KAFKA_GROUP_ID: `inventory-${run}`, INVENTORY_COMMANDS_TOPIC: topics.commands, INVENTORY_EVENTS_TOPIC: topics.events },
     carts: {
@@ -579,7 +583,7 @@ async function bareLoop(i: BareInput): Promise<Record<string, unknown>> {
   const bareTopic = (t: string) => `${t}.bare`;
   const admin = i.kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: Object.keys(readers).map((t) => ({ topic: bareTopic(t), numPartitions: 3 })), waitForLeaders: true });
+  await admin.createTopics({ topics: Object.keys(readers).map((t) => ({ topic: bareTopic(t), numPartitions: PARTITIONS })), waitForLeaders: true });
   await admin.disconnect();
   const plan: { topic: string; key: string; value: string }[] = [];
   for (const [topic, n] of Object.entries(i.per.kafka)) {
@@ -594,7 +598,7 @@ async function bareLoop(i: BareInput): Promise<Record<string, unknown>> {
       i.consumers.push(c);
       await c.connect();
       await c.subscribe({ topic: bareTopic(topic), fromBeginning: true });
-      await c.run({ partitionsConsumedConcurrently: 3, eachMessage: async () => void consumed++ });
+      await c.run({ partitionsConsumedConcurrently: PARTITIONS, eachMessage: async () => void consumed++ });
     }
   }
   const db = i.mongo.db(i.dbs.bare);
