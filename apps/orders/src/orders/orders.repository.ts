@@ -93,14 +93,17 @@ export class OrdersRepository {
 
   /**
    * Claims the payment step of an order for `leaseMs` (moves its next_at forward) if it is still
-   * due at this version: exactly one worker instance wins. Does not change the version.
+   * due at this version: exactly one claimer wins (the inline run, the poller, another instance).
+   * Does not change the version. Answers the order as claimed (the caller needs no re-read), null
+   * when someone else holds or moved the step.
    */
-  async claimPaymentStep(id: string, version: number, step: PaymentStep, now: Date, leaseMs: number): Promise<boolean> {
-    const res = await this.orders.updateOne(
+  async claimPaymentStep(id: string, version: number, step: PaymentStep, now: Date, leaseMs: number): Promise<Order | null> {
+    const doc = await this.orders.findOneAndUpdate(
       { _id: id, version, 'saga.payment.step': step, 'saga.payment.next_at': { $lte: now } },
       { $set: { 'saga.payment.next_at': new Date(now.getTime() + leaseMs) }, $inc: { 'saga.payment.attempts': 1 } },
+      { returnDocument: 'after', projection: { _outbox: 0 } },
     );
-    return res.modifiedCount === 1;
+    return doc ? toOrder(doc) : null;
   }
 
   /** After a transient payment failure: try again at `at` (backoff), if the step is still current. */
