@@ -73,7 +73,10 @@ class ScriptedGateway implements PaymentGateway {
 /** Nudges as the app wires them: a new payment step goes to this process's worker (when inline is on). */
 class InlineNudges implements SagaNudges {
   worker: PaymentWorker | undefined;
-  outbox(): void {}
+  outboxNudges = 0;
+  outbox(): void {
+    this.outboxNudges++; // no relay in these tests
+  }
   payment(order: Order): void {
     this.worker?.submit(order);
   }

@@ -100,7 +100,8 @@ export class PaymentWorker {
 
   private fill(): void {
     while (this.slots.size < this.settings.concurrency && this.queue.length > 0) {
-      const id = this.queue.shift()!;
+      const id = this.queue.shift();
+      if (id === undefined) return;
       const slot = this.slot(id).finally(() => {
         this.slots.delete(slot);
         this.fill();
