@@ -139,13 +139,7 @@ export class PaymentWorker {
   private async perform(candidate: Order): Promise<void> {
     const step = candidate.saga.payment.step;
     if (!step) return;
-    const order = await this.repo.claimPaymentStep(
-      candidate.id,
-      candidate.version,
-      step,
-      new Date(),
-      this.settings.leaseMs,
-    );
+    const order = await this.repo.claimPaymentStep(candidate, step, new Date(), this.settings.leaseMs);
     if (!order) return; // someone else holds or moved the step
     try {
       const input = await performPaymentStep(
