@@ -200,13 +200,7 @@ export class OrdersModule {
         },
         {
           provide: PaymentWorker,
-          useFactory: (
-            r: OrdersRepository,
-            g: PaymentGateway,
-            s: SagaService,
-            log: Logger,
-            m: PaymentMetrics,
-          ) =>
+          useFactory: (r: OrdersRepository, g: PaymentGateway, s: SagaService, log: Logger, m: PaymentMetrics) =>
             new PaymentWorker(
               r,
               g,
@@ -226,13 +220,7 @@ export class OrdersModule {
         },
         {
           provide: PaymentReconciler,
-          useFactory: (
-            r: OrdersRepository,
-            g: PaymentGateway,
-            s: SagaService,
-            log: Logger,
-            m: PaymentMetrics,
-          ) =>
+          useFactory: (r: OrdersRepository, g: PaymentGateway, s: SagaService, log: Logger, m: PaymentMetrics) =>
             new PaymentReconciler(
               r,
               g,
