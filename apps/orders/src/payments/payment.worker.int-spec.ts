@@ -105,6 +105,11 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     repo = new OrdersRepository(mongo.db(dbName));
     await repo.ensureIndexes();
   });
+  beforeEach(async () => {
+    // each test's pollers see only its own orders
+    await Promise.all(workers.map((w) => w.stop()));
+    await mongo.db(dbName).collection(ORDERS_COLLECTION).deleteMany({});
+  });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop()));
     await mongo.db(dbName).dropDatabase();
@@ -220,6 +225,34 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       'update',
     ]);
     expect(await state(id)).toBe('COMMITTING');
+  });
+
+  it('a step refused by a full queue is not dropped: when room frees the poller is asked for it', async () => {
+    const gateway = new ScriptedGateway();
+    const { saga, worker } = instance(gateway, 1, false); // one slot, four places in the queue
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await reserved(saga));
+    const orders = await Promise.all(ids.map(async (id) => (await repo.findById(id))!));
+    gateway.hold(ids[0]!);
+    let asked = 0;
+    worker.onRoom = () => {
+      asked++;
+      void worker.runOnce();
+    };
+    try {
+      expect(orders.map((o) => worker.submit(o))).toEqual([true, true, true, true, true, false]);
+      expect(asked).toBe(0);
+    } finally {
+      gateway.releaseAll();
+    }
+    await waitFor(
+      () => Promise.resolve(gateway.count('authorize', ids[5]!) === 1),
+      10_000,
+      'the refused step run',
+    );
+    await worker.idle();
+    expect(asked).toBe(1);
+    expect(ids.map((id) => gateway.count('authorize', id))).toEqual(ids.map(() => 1));
   });
 
   it('a step offered inline and found by the pollers of two other instances at the same moment runs once', async () => {

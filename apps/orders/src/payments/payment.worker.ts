@@ -82,8 +82,10 @@ export class PaymentWorker {
   async runOnce(now = new Date()): Promise<number> {
     const room = this.queueLimit - this.queue.length;
     if (this.stopped || room <= 0) return 0;
-    const due = await this.repo.paymentDue(now, room);
-    return due.filter((o) => !this.running.has(o.id) && this.submit(o)).length;
+    // the steps this process already holds may still look due (queued, or claimed a moment later): read past them
+    const due = await this.repo.paymentDue(now, room + this.queue.length + this.running.size);
+    const fresh = due.filter((o) => !this.running.has(o.id) && !this.latest.has(o.id)).slice(0, room);
+    return fresh.filter((o) => this.submit(o)).length;
   }
 
   /** Resolves when no step runs or waits (tests, shutdown). */
