@@ -19,7 +19,6 @@ ok(sh.shardCollection("orders.checkout_rejections", {"_id":"hashed"}));
 ok(sh.shardCollection("orders.analytics_products", {"_id":"hashed"}));
 ok(sh.shardCollection("orders.analytics_applied", {"_id":"hashed"}));
 ok(sh.shardCollection("orders.payment_sim_payments", {"_id":"hashed"}));
-ok(sh.shardCollection("orders.payment_sim_operations", {"_id":"hashed"}));
 ok(sh.shardCollection("inventory.stock", {"_id":"hashed"}));
 ok(sh.shardCollection("inventory.reservations", {"_id":"hashed"}));
 ok(sh.shardCollection("inventory.ledger", {"_id":"hashed"}));

@@ -29,19 +29,24 @@ import { OrderLifecycle } from '../lifecycle/lifecycle.service';
 import { CheckoutService } from './checkout.service';
 import { OrdersController } from './orders.controller';
 import { ORDERS_COLLECTION, OrdersRepository, REJECTIONS_COLLECTION } from './orders.repository';
+import type { Order } from './order';
 import { OrdersQueries } from './orders.service';
 
 type Cfg = Readonly<OrdersConfig>;
 
-/** Late-bound nudges: the relay and the payment loop exist only once the app is bootstrapped. */
+/**
+ * Late-bound nudges: the relay and the payment worker are reached only once the app is
+ * bootstrapped (before that, a new payment step waits for the poller).
+ */
 class Nudges implements SagaNudges {
   relay: OutboxRelay | undefined;
-  paymentLoop: Periodic | undefined;
+  worker: PaymentWorker | undefined;
   outbox(): void {
     this.relay?.nudge();
   }
-  payment(): void {
-    this.paymentLoop?.kick();
+  /** The step runs inline in this process's payment pool. */
+  payment(order: Order): void {
+    this.worker?.submit(order);
   }
 }
 
@@ -81,7 +86,8 @@ class SagaBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicat
       this.logger,
     );
     this.nudges.relay = this.relay;
-    this.nudges.paymentLoop = payments;
+    this.nudges.worker = this.worker;
+    this.worker.onRoom = () => payments.kick();
     this.loops.push(
       payments,
       new Periodic(
@@ -102,6 +108,7 @@ class SagaBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicat
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all(this.loops.map((l) => l.stop()));
+    await this.worker.stop();
   }
 }
 

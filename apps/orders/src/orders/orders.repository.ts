@@ -93,14 +93,18 @@ export class OrdersRepository {
 
   /**
    * Claims the payment step of an order for `leaseMs` (moves its next_at forward) if it is still
-   * due at this version: exactly one worker instance wins. Does not change the version.
+   * due at this version: exactly one claimer wins (the inline run, the poller, another instance).
+   * Does not change the version. Answers the order as claimed (the caller needs no re-read), null
+   * when someone else holds or moved the step. The filter carries the shard key (zone, user_id:
+   * fixed at checkout), so mongos routes it to one shard (ADR 0010).
    */
-  async claimPaymentStep(id: string, version: number, step: PaymentStep, now: Date, leaseMs: number): Promise<boolean> {
-    const res = await this.orders.updateOne(
-      { _id: id, version, 'saga.payment.step': step, 'saga.payment.next_at': { $lte: now } },
+  async claimPaymentStep(order: Pick<Order, 'id' | 'zone' | 'user_id' | 'version'>, step: PaymentStep, now: Date, leaseMs: number): Promise<Order | null> {
+    const doc = await this.orders.findOneAndUpdate(
+      { _id: order.id, zone: order.zone, user_id: order.user_id, version: order.version, 'saga.payment.step': step, 'saga.payment.next_at': { $lte: now } },
       { $set: { 'saga.payment.next_at': new Date(now.getTime() + leaseMs) }, $inc: { 'saga.payment.attempts': 1 } },
+      { returnDocument: 'after', projection: { _outbox: 0 } },
     );
-    return res.modifiedCount === 1;
+    return doc ? toOrder(doc) : null;
   }
 
   /** After a transient payment failure: try again at `at` (backoff), if the step is still current. */

@@ -17,12 +17,31 @@ export interface PaymentWorkerSettings {
 
 /**
  * Performs the payment step the saga persisted on an order (intent first, call second): claims the
- * step (one instance wins, lease = next_at), calls the gateway with the order's idempotency key and
+ * step (one claimer wins, lease = next_at), calls the gateway with the order's idempotency key and
  * feeds the outcome back to the saga as a guarded transition. A transient failure is retried with
  * exponential backoff (persisted next_at), always with the same key; a crash leaves the step due
  * again after the lease. The saga's deadline bounds the retries.
+ *
+ * A pool of `concurrency` slots without a group barrier: a finished step frees its slot at once for
+ * the next queued one. Steps arrive two ways, both through {@link submit}: inline, from the saga
+ * right after the transition that created the step was written (no poll tick on a checkout's path),
+ * and from the poller ({@link runOnce}), which finds what no inline run took — a step whose run
+ * died with its process (lease expired), one left waiting when the queue was full, a retry after
+ * its backoff. Both claim the step with the same conditional write, so it runs once.
  */
 export class PaymentWorker {
+  /** Order ids waiting for a slot, oldest first. */
+  private readonly queue: string[] = [];
+  /** The newest order known for each queued or running id: what a queued id runs, what a running one continues with. */
+  private readonly latest = new Map<string, Order>();
+  private readonly running = new Set<string>();
+  private readonly slots = new Set<Promise<void>>();
+  private stopped = false;
+  /** A step was refused for a full queue: ask the poller for it once there is room again. */
+  private refused = false;
+  /** Called when room frees after a refusal (the app kicks the poller). */
+  onRoom: (() => void) | undefined;
+
   constructor(
     private readonly repo: OrdersRepository,
     private readonly gateway: PaymentGateway,
@@ -32,23 +51,98 @@ export class PaymentWorker {
     private readonly metrics?: PaymentMetrics,
   ) {}
 
-  async runOnce(now = new Date()): Promise<number> {
-    const due = await this.repo.paymentDue(now, this.settings.concurrency * 4);
-    let done = 0;
-    for (let i = 0; i < due.length; i += this.settings.concurrency) {
-      const results = await Promise.all(
-        due.slice(i, i + this.settings.concurrency).map((o) => this.perform(o)),
-      );
-      done += results.filter(Boolean).length;
-    }
-    return done;
+  /** How many steps may wait for a slot; beyond it a step stays (durably due) for the poller. */
+  private get queueLimit(): number {
+    return this.settings.concurrency * 4;
   }
 
-  private async perform(order: Order): Promise<boolean> {
-    const step = order.saga.payment.step;
-    if (!step) return false;
-    if (!(await this.repo.claimPaymentStep(order.id, order.version, step, new Date(), this.settings.leaseMs)))
+  /**
+   * Runs the order's payment step soon: in a free slot now, else after the steps queued before it.
+   * The same order again while it waits or runs only updates what it runs next (never twice at
+   * once in this process). False when it was not taken (no step, stopped, queue full).
+   */
+  submit(order: Order): boolean {
+    if (this.stopped || !order.saga.payment.step) return false;
+    const known = this.latest.get(order.id);
+    if (this.running.has(order.id) || known) {
+      if (!known || order.version > known.version) this.latest.set(order.id, order);
+      return true;
+    }
+    if (this.queue.length >= this.queueLimit) {
+      this.refused = true;
       return false;
+    }
+    this.latest.set(order.id, order);
+    this.queue.push(order.id);
+    this.fill();
+    return true;
+  }
+
+  /** The poller: submits the steps due now that no inline run took; answers how many it submitted. */
+  async runOnce(now = new Date()): Promise<number> {
+    const room = this.queueLimit - this.queue.length;
+    if (this.stopped || room <= 0) return 0;
+    // the steps this process already holds may still look due (queued, or claimed a moment later): read past them
+    const due = await this.repo.paymentDue(now, room + this.queue.length + this.running.size);
+    const fresh = due.filter((o) => !this.running.has(o.id) && !this.latest.has(o.id)).slice(0, room);
+    return fresh.filter((o) => this.submit(o)).length;
+  }
+
+  /** Resolves when no step runs or waits (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.slots.size > 0) await Promise.all([...this.slots]);
+  }
+
+  /** Takes no new step and waits for the running ones; queued ones stay due for the poller. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const id of this.queue.splice(0)) this.latest.delete(id);
+    await this.idle();
+  }
+
+  private fill(): void {
+    while (this.slots.size < this.settings.concurrency && this.queue.length > 0) {
+      const id = this.queue.shift();
+      if (id === undefined) return;
+      const slot = this.slot(id).finally(() => {
+        this.slots.delete(slot);
+        this.fill();
+        if (this.refused && this.queue.length < this.queueLimit) {
+          this.refused = false;
+          this.onRoom?.();
+        }
+      });
+      this.slots.add(slot);
+    }
+  }
+
+  /** One slot: the order's step, then its next step if a newer version of the order arrived meanwhile. */
+  private async slot(id: string): Promise<void> {
+    let order = this.latest.get(id);
+    this.latest.delete(id);
+    this.running.add(id);
+    try {
+      while (order && !this.stopped) {
+        await this.perform(order).catch((e: unknown) =>
+          this.logger.warn(
+            { order_id: id, step: order?.saga.payment.step, err: (e as Error).message },
+            'payment step failed; the poller retries it after its lease',
+          ),
+        );
+        const next = this.latest.get(id);
+        this.latest.delete(id);
+        order = next && next.version > order.version ? next : undefined;
+      }
+    } finally {
+      this.running.delete(id);
+    }
+  }
+
+  private async perform(candidate: Order): Promise<void> {
+    const step = candidate.saga.payment.step;
+    if (!step) return;
+    const order = await this.repo.claimPaymentStep(candidate, step, new Date(), this.settings.leaseMs);
+    if (!order) return; // someone else holds or moved the step
     try {
       const input = await performPaymentStep(
         this.gateway,
@@ -75,11 +169,10 @@ export class PaymentWorker {
           'payment reversal answers contradict each other (a capture landed between the calls); next round with new keys',
         );
       }
-      await this.saga.apply(order.id, input, null);
-      return true;
+      await this.saga.apply(order.id, input, null, order);
     } catch (e) {
       if (!(e instanceof PaymentUnavailableError)) throw e;
-      const attempts = order.saga.payment.attempts + 1;
+      const attempts = order.saga.payment.attempts; // counted by the claim
       const backoff = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (attempts - 1));
       this.logger.warn(
         {
@@ -93,7 +186,6 @@ export class PaymentWorker {
         'payment call failed transiently; will retry',
       );
       await this.repo.deferPaymentStep(order.id, order.version, step, new Date(Date.now() + backoff));
-      return false;
     }
   }
 

@@ -11,10 +11,14 @@ export type ApplyOutcome = 'applied' | 'ignored' | 'unknown-order';
 export type ActionOutcome =
   { readonly outcome: 'applied' | 'ignored'; readonly order: Order } | { readonly outcome: 'unknown-order' };
 
-/** Where the service asks background work to run soon (relay after an outbox write, payment worker after a new step). */
+/**
+ * Where the service asks background work to run soon: the relay after an outbox write; the payment
+ * worker with the order just written whose transition created (or kept) a payment step, so the step
+ * runs inline, without waiting for a poll.
+ */
 export interface SagaNudges {
   outbox(): void;
-  payment(): void;
+  payment(order: Order): void;
 }
 
 /**
@@ -32,9 +36,18 @@ export class SagaService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** `causation`: id of the message that caused the input (null for deadlines and payment outcomes). */
-  async apply(orderId: string, input: SagaInput, causation: string | null): Promise<ApplyOutcome> {
-    return (await this.run(orderId, input, causation)).outcome;
+  /**
+   * `causation`: id of the message that caused the input (null for deadlines and payment outcomes).
+   * `loaded`: the order as the caller just read or claimed it (primary), used instead of a first
+   * load; the transition's version guard makes a stale one a lost race that reloads.
+   */
+  async apply(
+    orderId: string,
+    input: SagaInput,
+    causation: string | null,
+    loaded?: Order,
+  ): Promise<ApplyOutcome> {
+    return (await this.run(orderId, input, causation, loaded)).outcome;
   }
 
   /**
@@ -45,9 +58,14 @@ export class SagaService {
     return this.run(orderId, input, null);
   }
 
-  private async run(orderId: string, input: SagaInput, causation: string | null): Promise<ActionOutcome> {
+  private async run(
+    orderId: string,
+    input: SagaInput,
+    causation: string | null,
+    loaded?: Order,
+  ): Promise<ActionOutcome> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const order = await this.repo.findById(orderId);
+      const order = attempt === 0 && loaded?.id === orderId ? loaded : await this.repo.findById(orderId);
       if (!order) {
         this.logger.warn({ order_id: orderId, input: input.type }, 'saga input for an unknown order ignored');
         return { outcome: 'unknown-order' };
@@ -98,18 +116,16 @@ export class SagaService {
           },
           'saga transition',
         );
-        if (out.length > 0) this.nudges.outbox();
-        if (d.saga.payment.step) this.nudges.payment();
-        return {
-          outcome: 'applied',
-          order: {
-            ...order,
-            saga: d.saga,
-            status: statusOf(d.saga.state),
-            updated_at: now,
-            version: order.version + 1,
-          },
+        const written: Order = {
+          ...order,
+          saga: d.saga,
+          status: statusOf(d.saga.state),
+          updated_at: now,
+          version: order.version + 1,
         };
+        if (out.length > 0) this.nudges.outbox();
+        if (d.saga.payment.step) this.nudges.payment(written); // after the majority-acknowledged write
+        return { outcome: 'applied', order: written };
       }
     }
     throw new AppError(

@@ -176,14 +176,7 @@ export const shardingTable: readonly CollectionSharding[] = [
     db: 'orders',
     collection: 'payment_sim_payments',
     key: { _id: 'hashed' },
-    why: "The payment simulator's PSP state, one document per payment reference, only ever accessed by _id.",
-    scatters: [],
-  },
-  {
-    db: 'orders',
-    collection: 'payment_sim_operations',
-    key: { _id: 'hashed' },
-    why: 'One document per idempotency key, only ever accessed by _id.',
+    why: "The payment simulator's PSP state with the operations performed on it (one write per call), one document per payment reference, only ever accessed by _id. `payment_sim_operations` is a view of it (one row per idempotency key), read only by tests and the chaos checker.",
     scatters: [],
   },
   {

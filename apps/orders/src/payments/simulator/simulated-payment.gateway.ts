@@ -14,16 +14,31 @@ import {
 } from '../payment-gateway';
 import { applyOperation, latencyOf, PspOutcome, PspPayment, SimulatorRules } from './psp-rules';
 
-/** One document per payment reference (order): the simulated PSP's ledger. */
+/** One document per payment reference (order): the simulated PSP's ledger, with every operation performed on it. */
 export const SIM_PAYMENTS = 'payment_sim_payments';
-/** One document per idempotency key: every authorization, capture, void and refund the PSP performed. */
+/**
+ * A read-only view of {@link SIM_PAYMENTS}: one document per idempotency key (every authorization,
+ * capture, void and refund the PSP performed), the shape tests and the chaos checker read.
+ */
 export const SIM_OPERATIONS = 'payment_sim_operations';
 
-interface PaymentDoc extends PspPayment {
+/** One performed operation, kept in its reference's document (so a call is one write). */
+interface OperationRecord {
+  key: string;
+  op: PaymentOperation;
+  amount: number;
+  outcome: PspOutcome;
+  at: Date;
+}
+
+/** `status` null: the reference was only ever answered "nothing to do" (a capture or refund of nothing). */
+interface PaymentDoc extends Omit<PspPayment, 'status'> {
   _id: string;
   v: number;
+  status: PspPayment['status'] | null;
   user_id: string;
   updated_at: Date;
+  ops?: OperationRecord[];
 }
 
 export interface OperationDoc {
@@ -35,31 +50,84 @@ export interface OperationDoc {
   at: Date;
 }
 
+/** The operations view: each reference's operations unwound into one document per idempotency key. */
+const OPERATIONS_VIEW = [
+  { $unwind: '$ops' },
+  {
+    $replaceWith: {
+      _id: '$ops.key',
+      reference: '$_id',
+      op: '$ops.op',
+      amount: '$ops.amount',
+      outcome: '$ops.outcome',
+      at: '$ops.at',
+    },
+  },
+];
+
 const majority = { writeConcern: new WriteConcern('majority') };
 const primary = { readPreference: ReadPreference.primary };
+const NAMESPACE_EXISTS = 48;
 
 /**
- * A PSP simulator behind the PaymentGateway port, persisted in MongoDB (its own collections) so
+ * A PSP simulator behind the PaymentGateway port, persisted in MongoDB (its own collection) so
  * idempotency holds across restarts and tests in another process can count the operations.
  * A repeated idempotency key returns the recorded outcome without doing anything.
+ *
+ * One call is one read (the reference's document: its state and its recorded keys) and one
+ * majority write (the new state and the operation's record together, guarded by the version `v`);
+ * a lost race reads again, where it may find its key recorded by the winner.
  */
 export class SimulatedPaymentGateway implements PaymentGateway {
   private readonly payments: Collection<PaymentDoc>;
-  private readonly operations: Collection<OperationDoc>;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly rules: SimulatorRules,
     private readonly logger: Logger,
     private readonly random: () => number = Math.random,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {
     this.payments = db.collection<PaymentDoc>(SIM_PAYMENTS, majority);
-    this.operations = db.collection<OperationDoc>(SIM_OPERATIONS, majority);
   }
 
+  /**
+   * The operations view. A database written before operations moved into the payment documents has
+   * a collection by that name: its records are folded into their references first (identical
+   * records once, so two instances starting together are harmless), then it is replaced.
+   */
   async ensureIndexes(): Promise<void> {
-    await this.operations.createIndex({ reference: 1, op: 1 }, { name: 'by_reference' });
+    const [existing] = await this.db.listCollections({ name: SIM_OPERATIONS }, { nameOnly: false }).toArray();
+    if (existing?.type === 'view') return;
+    if (existing) {
+      await this.db
+        .collection(SIM_OPERATIONS)
+        .aggregate([
+          { $sort: { at: 1 } },
+          {
+            $group: {
+              _id: '$reference',
+              ops: { $push: { key: '$_id', op: '$op', amount: '$amount', outcome: '$outcome', at: '$at' } },
+            },
+          },
+          { $set: { v: 0, status: null } },
+          {
+            $merge: {
+              into: SIM_PAYMENTS,
+              on: '_id',
+              whenMatched: [{ $set: { ops: { $setUnion: [{ $ifNull: ['$ops', []] }, '$$new.ops'] } } }],
+              whenNotMatched: 'insert',
+            },
+          },
+        ])
+        .toArray();
+      await this.db.dropCollection(SIM_OPERATIONS).catch(() => false); // another instance dropped it first
+    }
+    await this.db
+      .createCollection(SIM_OPERATIONS, { viewOn: SIM_PAYMENTS, pipeline: OPERATIONS_VIEW })
+      .catch((e: unknown) => {
+        if (!(e instanceof MongoServerError && e.code === NAMESPACE_EXISTS)) throw e;
+      });
   }
 
   authorize(req: PaymentRequest): Promise<AuthorizeResult> {
@@ -75,12 +143,16 @@ export class SimulatedPaymentGateway implements PaymentGateway {
     return this.perform('refund', req) as Promise<RefundResult>;
   }
   async status(reference: string): Promise<PaymentStatus | null> {
-    return (await this.payments.findOne({ _id: reference }, primary))?.status ?? null;
+    return (
+      (await this.payments.findOne({ _id: reference }, { ...primary, projection: { status: 1 } }))?.status ??
+      null
+    );
   }
 
   private async perform(op: PaymentOperation, req: PaymentRequest): Promise<PspOutcome> {
-    const recorded = await this.operations.findOne({ _id: req.idempotencyKey }, primary);
-    if (recorded) return recorded.outcome;
+    let doc = await this.read(req.reference);
+    const recorded = recordOf(doc, req.idempotencyKey);
+    if (recorded) return recorded;
     await this.sleep(latencyOf(this.rules, this.random()));
     if ((op === 'authorize' || op === 'capture') && this.rules.hangUsers.includes(req.userId)) {
       throw new PaymentUnavailableError(
@@ -94,75 +166,101 @@ export class SimulatedPaymentGateway implements PaymentGateway {
         `simulated PSP unavailable for ${op} of ${req.reference}`,
       );
     }
-    const outcome = await this.execute(op, req);
-    const record: OperationDoc = {
-      _id: req.idempotencyKey,
-      reference: req.reference,
-      op,
-      amount: req.amount,
-      outcome,
-      at: new Date(),
-    };
-    let answer = outcome;
-    try {
-      await this.operations.insertOne(record);
-    } catch (e) {
-      if (!(e instanceof MongoServerError && e.code === 11000)) throw e;
-      answer = (await this.operations.findOne({ _id: req.idempotencyKey }, primary))?.outcome ?? outcome; // a concurrent call with the same key won
-    }
-    this.logger.info(
-      { order_id: req.reference, op, key: req.idempotencyKey, outcome: answer.status },
-      'payment simulator operation',
-    );
-    if (this.random() < this.rules.timeoutRate) {
-      throw new PaymentUnavailableError(
-        'PAYMENTS.PSP_TIMEOUT',
-        `simulated PSP processed ${op} of ${req.reference} but the answer was lost`,
-      );
-    }
-    return answer;
-  }
-
-  /** Optimistic read-decide-write on the reference document (version `v`). */
-  private async execute(op: PaymentOperation, req: PaymentRequest): Promise<PspOutcome> {
     for (let attempt = 0; attempt < 10; attempt++) {
-      const doc = await this.payments.findOne({ _id: req.reference }, primary);
-      const { next, outcome, late } = applyOperation(doc, op, req, this.rules, () => `auth_${randomUUID()}`);
-      const landedLate = (): PspOutcome => {
-        if (!late) return outcome;
-        throw new PaymentUnavailableError(
-          'PAYMENTS.PSP_TIMEOUT',
-          `simulated PSP accepted ${op} of ${req.reference}; it lands late`,
+      const answer = await this.execute(op, req, doc);
+      if (answer) {
+        this.logger.info(
+          { order_id: req.reference, op, key: req.idempotencyKey, outcome: answer.status },
+          'payment simulator operation',
         );
-      };
-      if (!next) return landedLate();
-      const state = {
-        status: next.status,
-        amount: next.amount,
-        authorization_id: next.authorization_id,
-        decline_code: next.decline_code,
-        pending_capture: next.pending_capture ?? false,
-        user_id: req.userId,
-        updated_at: new Date(),
-      };
-      if (doc) {
-        const res = await this.payments.updateOne(
-          { _id: req.reference, v: doc.v },
-          { $set: state, $inc: { v: 1 } },
-        );
-        if (res.modifiedCount === 1) return landedLate();
-      } else {
-        try {
-          await this.payments.insertOne({ _id: req.reference, v: 1, ...state });
-          return outcome;
-        } catch (e) {
-          if (!(e instanceof MongoServerError && e.code === 11000)) throw e;
+        if (this.random() < this.rules.timeoutRate) {
+          throw new PaymentUnavailableError(
+            'PAYMENTS.PSP_TIMEOUT',
+            `simulated PSP processed ${op} of ${req.reference} but the answer was lost`,
+          );
         }
+        return answer;
       }
+      doc = await this.read(req.reference); // lost the race: a concurrent call on this reference won
+      const won = recordOf(doc, req.idempotencyKey);
+      if (won) return won; // … with the same key
     }
     throw new PaymentUnavailableError(
       'PAYMENTS.PSP_UNAVAILABLE',
       `simulated PSP: too much contention on ${req.reference}`,
     );
   }
+
+  private read(reference: string): Promise<PaymentDoc | null> {
+    return this.payments.findOne({ _id: reference }, primary);
+  }
+
+  /**
+   * Decides on `doc` and writes the new state with the operation's record in one write guarded by
+   * the version `v`. Null when the guard lost. A capture that lands late changes the state but is
+   * not recorded (its key stays open: the caller's retry meets the same rule) and throws a timeout.
+   */
+  private async execute(
+    op: PaymentOperation,
+    req: PaymentRequest,
+    doc: PaymentDoc | null,
+  ): Promise<PspOutcome | null> {
+    const current: PspPayment | null = doc?.status ? { ...doc, status: doc.status } : null;
+    const { next, outcome, late } = applyOperation(
+      current,
+      op,
+      req,
+      this.rules,
+      () => `auth_${randomUUID()}`,
+    );
+    const now = new Date();
+    const state = next
+      ? {
+          status: next.status,
+          amount: next.amount,
+          authorization_id: next.authorization_id,
+          decline_code: next.decline_code,
+          pending_capture: next.pending_capture ?? false,
+          user_id: req.userId,
+          updated_at: now,
+        }
+      : {};
+    const record: OperationRecord = { key: req.idempotencyKey, op, amount: req.amount, outcome, at: now };
+    const won = doc
+      ? (
+          await this.payments.updateOne(
+            { _id: req.reference, v: doc.v },
+            { ...(next ? { $set: state } : {}), $inc: { v: 1 }, ...(late ? {} : { $push: { ops: record } }) },
+          )
+        ).modifiedCount === 1
+      : await this.payments
+          .insertOne({
+            _id: req.reference,
+            v: 1,
+            status: null,
+            amount: req.amount,
+            authorization_id: null,
+            decline_code: null,
+            user_id: req.userId,
+            updated_at: now,
+            ...state,
+            ops: late ? [] : [record],
+          })
+          .then(
+            () => true,
+            (e: unknown) => {
+              if (e instanceof MongoServerError && e.code === 11000) return false;
+              throw e;
+            },
+          );
+    if (won && late)
+      throw new PaymentUnavailableError(
+        'PAYMENTS.PSP_TIMEOUT',
+        `simulated PSP accepted ${op} of ${req.reference}; it lands late`,
+      );
+    return won ? outcome : null;
+  }
 }
+
+const recordOf = (doc: PaymentDoc | null, key: string): PspOutcome | undefined =>
+  doc?.ops?.find((o) => o.key === key)?.outcome;

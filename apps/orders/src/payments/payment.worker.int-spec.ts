@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import { CommandStartedEvent, MongoClient } from 'mongodb';
+import pino from 'pino';
+import { createMongoClient } from '@mw/persistence';
+import { testEnv, uniqueName, waitFor } from '@mw/testing';
+import { Order, orderFromCheckout } from '../orders/order';
+import { ORDERS_COLLECTION, OrdersRepository } from '../orders/orders.repository';
+import { SagaMessages } from '../saga/saga-messages';
+import { SagaNudges, SagaService } from '../saga/saga.service';
+import type { SagaTimeouts } from '../saga/saga';
+import type {
+  AuthorizeResult,
+  CaptureResult,
+  PaymentGateway,
+  PaymentRequest,
+  PaymentStatus,
+  RefundResult,
+  VoidResult,
+} from './payment-gateway';
+import { PaymentWorker } from './payment.worker';
+
+const timeouts: SagaTimeouts = { stockMs: 60_000, paymentMs: 60_000, commitMs: 60_000, cancelMs: 60_000 };
+const logger = pino({ level: 'silent' });
+
+/** A PSP port that records every call and holds the authorizations of chosen references until released. */
+class ScriptedGateway implements PaymentGateway {
+  readonly calls: string[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  private readonly holds = new Map<string, Promise<void>>();
+  private readonly releases: (() => void)[] = [];
+
+  hold(reference: string): void {
+    this.holds.set(reference, new Promise((r) => this.releases.push(r)));
+  }
+  releaseAll(): void {
+    for (const r of this.releases.splice(0)) r();
+  }
+  count(op: string, reference: string): number {
+    return this.calls.filter((c) => c === `${op}:${reference}`).length;
+  }
+
+  authorize(req: PaymentRequest): Promise<AuthorizeResult> {
+    return this.call('authorize', req, { status: 'authorized', authorization_id: `auth_${req.reference}` });
+  }
+  capture(req: PaymentRequest): Promise<CaptureResult> {
+    return this.call('capture', req, { status: 'captured' });
+  }
+  void(req: PaymentRequest): Promise<VoidResult> {
+    return this.call('void', req, { status: 'voided' });
+  }
+  refund(req: PaymentRequest): Promise<RefundResult> {
+    return this.call('refund', req, { status: 'refunded' });
+  }
+  status(): Promise<PaymentStatus | null> {
+    return Promise.resolve(null);
+  }
+
+  private async call<T>(op: string, req: PaymentRequest, answer: T): Promise<T> {
+    this.calls.push(`${op}:${req.reference}`);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      if (op === 'authorize') await this.holds.get(req.reference);
+      await new Promise((r) => setTimeout(r, 5));
+      return answer;
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+/** Nudges as the app wires them: a new payment step goes to this process's worker (when inline is on). */
+class InlineNudges implements SagaNudges {
+  worker: PaymentWorker | undefined;
+  outboxNudges = 0;
+  outbox(): void {
+    this.outboxNudges++; // no relay in these tests
+  }
+  payment(order: Order): void {
+    this.worker?.submit(order);
+  }
+}
+
+/**
+ * The payment worker's pool, inline steps and claim on the real replica set (the PSP is a scripted
+ * port): a slow call holds one slot only; a step created by a transition runs with no poller and
+ * no re-read of the order; a step offered inline and found by pollers of other instances at once
+ * runs once.
+ */
+describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
+  const env = testEnv();
+  const commands: CommandStartedEvent[] = [];
+  let mongo: MongoClient;
+  let repo: OrdersRepository;
+  const dbName = uniqueName('orders_pay');
+  const workers: PaymentWorker[] = [];
+
+  beforeAll(async () => {
+    mongo = createMongoClient(env.mongoUrl, { monitorCommands: true });
+    mongo.on('commandStarted', (e) => {
+      if (e.databaseName === dbName) commands.push(e);
+    });
+    await mongo.connect();
+    repo = new OrdersRepository(mongo.db(dbName));
+    await repo.ensureIndexes();
+  });
+  beforeEach(async () => {
+    // each test's pollers see only its own orders
+    await Promise.all(workers.map((w) => w.stop()));
+    await mongo.db(dbName).collection(ORDERS_COLLECTION).deleteMany({});
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await mongo.db(dbName).dropDatabase();
+    await mongo.close();
+  });
+
+  const instance = (gateway: PaymentGateway, concurrency: number, inline: boolean) => {
+    const nudges = new InlineNudges();
+    const saga = new SagaService(
+      repo,
+      new SagaMessages({ inventoryCommands: 'inv', orderEvents: 'ord' }, 900),
+      timeouts,
+      nudges,
+      logger,
+    );
+    const worker = new PaymentWorker(
+      repo,
+      gateway,
+      saga,
+      {
+        concurrency,
+        leaseMs: 30_000,
+        retryBaseMs: 50,
+        retryMaxMs: 200,
+        callTimeoutMs: 30_000,
+        defaultCardToken: 'tok',
+      },
+      logger,
+    );
+    if (inline) nudges.worker = worker;
+    workers.push(worker);
+    return { saga, worker };
+  };
+
+  /** A new order, then StockReserved through `saga`: the transition that creates its AUTHORIZE step. */
+  const reserved = async (saga: SagaService): Promise<string> => {
+    const decision = orderFromCheckout(
+      {
+        checkout_id: randomUUID(),
+        cart_id: randomUUID(),
+        user_id: uniqueName('u'),
+        zone: 'MSK',
+        currency: 'RUB',
+        lines: [{ product_id: '65f000000000000000000001', name: 'Phone', qty: 1, unit_price: 1000 }],
+        total: 1000,
+      },
+      ['MSK'],
+      new Date(),
+      timeouts,
+      randomUUID(),
+    );
+    if (!decision.ok) throw new Error(decision.message);
+    await repo.insertWithMessages(decision.order, []);
+    await saga.apply(
+      decision.order.id,
+      { type: 'StockReserved', id: randomUUID(), expires_at: new Date(Date.now() + 600_000) },
+      null,
+    );
+    return decision.order.id;
+  };
+  const state = async (id: string) => (await repo.findById(id))?.saga.state;
+
+  it('a slow PSP call holds one slot, not the others; the poller run does not wait for it', async () => {
+    const gateway = new ScriptedGateway();
+    const { saga, worker } = instance(gateway, 2, false);
+    const slow = await reserved(saga);
+    await new Promise((r) => setTimeout(r, 10)); // due after the slow one: the old groups put it with the slow one's
+    const others = [await reserved(saga), await reserved(saga), await reserved(saga)];
+    gateway.hold(slow);
+    try {
+      const run = worker.runOnce();
+      await waitFor(
+        () => Promise.resolve(gateway.count('authorize', slow) === 1),
+        10_000,
+        'the slow authorization started',
+      );
+      await waitFor(
+        () => Promise.resolve(others.every((o) => gateway.count('authorize', o) === 1)),
+        10_000,
+        'every other order authorized while the slow call holds its slot',
+      );
+      expect(await Promise.race([run, new Promise((r) => setTimeout(() => r('still running'), 5_000))])).toBe(
+        4,
+      );
+      expect(gateway.maxInFlight).toBe(2);
+      expect(await state(slow)).toBe('AWAITING_PAYMENT');
+    } finally {
+      gateway.releaseAll();
+    }
+    await worker.idle();
+    expect(gateway.count('authorize', slow)).toBe(1);
+  });
+
+  it('a step created by a transition runs inline, through authorize and capture, without a poll and without re-reading the order', async () => {
+    const gateway = new ScriptedGateway();
+    const { saga, worker } = instance(gateway, 4, true);
+    const from = commands.length;
+    const id = await reserved(saga); // never a runOnce in this test
+    await worker.idle(); // the inline run: AUTHORIZE, then in the same slot the CAPTURE its outcome created
+    expect([gateway.count('authorize', id), gateway.count('capture', id)]).toEqual([1, 1]);
+    const onOrders = commands
+      .slice(from)
+      .filter((c) => (c.command as Record<string, unknown>)[c.commandName] === ORDERS_COLLECTION)
+      .map((c) => c.commandName);
+    // the order's insert, StockReserved's load and transition; then per step one claim and one transition
+    expect(onOrders).toEqual([
+      'insert',
+      'find',
+      'update',
+      'findAndModify',
+      'update',
+      'findAndModify',
+      'update',
+    ]);
+    expect(await state(id)).toBe('COMMITTING');
+  });
+
+  it('a step refused by a full queue is not dropped: when room frees the poller is asked for it', async () => {
+    const gateway = new ScriptedGateway();
+    const { saga, worker } = instance(gateway, 1, false); // one slot, four places in the queue
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await reserved(saga));
+    const orders = await Promise.all(ids.map(async (id) => (await repo.findById(id))!));
+    gateway.hold(ids[0]!);
+    let asked = 0;
+    worker.onRoom = () => {
+      asked++;
+      void worker.runOnce();
+    };
+    try {
+      expect(orders.map((o) => worker.submit(o))).toEqual([true, true, true, true, true, false]);
+      expect(asked).toBe(0);
+    } finally {
+      gateway.releaseAll();
+    }
+    await waitFor(
+      () => Promise.resolve(gateway.count('authorize', ids[5]!) === 1),
+      10_000,
+      'the refused step run',
+    );
+    await worker.idle();
+    expect(asked).toBe(1);
+    expect(ids.map((id) => gateway.count('authorize', id))).toEqual(ids.map(() => 1));
+  });
+
+  it('a step offered inline and found by the pollers of two other instances at the same moment runs once', async () => {
+    const gateway = new ScriptedGateway();
+    const a = instance(gateway, 8, false);
+    const b = instance(gateway, 8, false);
+    const c = instance(gateway, 8, false);
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) ids.push(await reserved(a.saga));
+    const orders = await Promise.all(ids.map(async (id) => (await repo.findById(id))!));
+    for (const o of orders) a.worker.submit(o);
+    await Promise.all([b.worker.runOnce(), c.worker.runOnce(), a.worker.runOnce()]);
+    await Promise.all([a.worker.idle(), b.worker.idle(), c.worker.idle()]);
+    expect(ids.map((id) => gateway.count('authorize', id))).toEqual(ids.map(() => 1));
+    for (const id of ids) expect(await state(id)).toBe('AWAITING_PAYMENT'); // authorized; CAPTURE now due
+    expect(new Set(orders.map((o) => o.saga.payment.step))).toEqual(new Set(['AUTHORIZE']));
+  });
+});
