@@ -1,5 +1,5 @@
 import { MemberProfiler, profileMembers, uniqueName, unindexedShapes, waitFor } from '@mw/testing';
-import { shardingOf } from '@mw/persistence';
+import { shardingOf, unknownCollections, unroutedQueries } from '@mw/persistence';
 import { bearer, OrdersHarness } from './test/harness';
 
 const declined = uniqueName('declined');
@@ -65,6 +65,9 @@ describe('orders query shapes and read routing on mongod', () => {
 
     const ops = await profiler.operations();
     expect(unindexedShapes(ops)).toEqual([]);
+    // ADR 0010: on the sharded overlay every query carries its collection's shard key or is a documented scatter
+    expect(unknownCollections('orders', ops)).toEqual([]);
+    expect(unroutedQueries('orders', ops)).toEqual([]);
     const orderReads = ops.filter((o) => o.collection === 'orders' && o.op === 'query');
     const historyReads = orderReads.filter((o) => o.shape.includes('user_id'));
     expect(historyReads.length).toBeGreaterThanOrEqual(2);
