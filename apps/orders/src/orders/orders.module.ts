@@ -84,6 +84,9 @@ class SagaBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicat
       this.config.PAYMENT_POLL_MS,
       () => this.worker.runOnce(),
       this.logger,
+      // steps run inline after their transition; the poller only recovers (crashes, backoffs, a full
+      // queue), so while it finds nothing it polls less and less often (a full queue kicks it)
+      { idleMaxMs: this.config.PAYMENT_POLL_MS * 8 },
     );
     this.nudges.relay = this.relay;
     this.nudges.worker = this.worker;
