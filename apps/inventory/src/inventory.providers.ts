@@ -14,6 +14,7 @@ import { ReserveLimits } from './reservations/reservation';
 import { RESERVATIONS, ReservationsRepository } from './reservations/reservations.repository';
 import { ReservationsService } from './reservations/reservations.service';
 import { UnbackedReturns } from './reservations/unbacked-returns';
+import { IdleBackoff } from './stock/idle-backoff';
 import { LevelNotifier } from './stock/level-notifier';
 import { STOCK, StockRepository } from './stock/stock.repository';
 import { StockService } from './stock/stock.service';
@@ -88,6 +89,8 @@ export const reserveLimits = (config: Cfg): ReserveLimits => ({
 export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private relay: OutboxRelay | undefined;
   private readonly loops: Periodic[] = [];
+  /** The ledger flusher's poll backs off while no stock document has pending entries; stock writes wake it. */
+  private readonly flushBackoff = new IdleBackoff();
 
   constructor(
     @Inject(MONGO_DB) private readonly db: Db,
@@ -101,7 +104,9 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     private readonly ledger: LedgerRepository,
     private readonly notifier: LevelNotifier,
     private readonly sweeper: Sweeper,
-  ) {}
+  ) {
+    stock.activity.onChange(() => this.flushBackoff.wake());
+  }
 
   async onModuleInit(): Promise<void> {
     await this.stock.ensureIndexes();
@@ -124,8 +129,8 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     this.relay.start();
     const c = this.config;
     this.loops.push(
-      new Periodic('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.ledger.flushOnce(), this.logger),
-      new Periodic('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifier.notifyOnce().then((n) => n > 0 && this.nudge.nudge()), this.logger),
+      new Periodic('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.flushBackoff.tick(() => this.ledger.flushOnce()), this.logger),
+      new Periodic('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifier.tick().then((n) => n > 0 && this.nudge.nudge()), this.logger),
       new Periodic('sweeper', c.INVENTORY_SWEEP_INTERVAL_MS, () => this.sweeper.sweepOnce(), this.logger),
     );
     for (const loop of this.loops) loop.start();

@@ -1,0 +1,90 @@
+import pino from 'pino';
+import type { CommandStartedEvent } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
+import { testEnv, uniqueName } from '@mw/testing';
+import { InventoryEvents } from '../outbox/inventory-events';
+import { OutboxNudge } from '../outbox/outbox.service';
+import { StockRepository } from '../stock/stock.repository';
+import { oid } from '../test/harness';
+import { ReservationsRepository } from './reservations.repository';
+import { ReservationsService } from './reservations.service';
+
+/**
+ * MongoDB commands one ReserveStock / CommitStock costs on the command path, counted with the
+ * driver's command monitoring against the real replica set (issue 17: fewer durable round trips).
+ * Every command the service sends is one round trip; a bulkWrite of N lines is one command.
+ */
+describe('round trips per inventory command', () => {
+  const env = testEnv();
+  const client = createMongoClient(env.mongoUrl, { monitorCommands: true });
+  const db = client.db(uniqueName('inventory_round_trips'));
+  const logger = pino({ level: 'silent' });
+  const stock = new StockRepository(db);
+  const reservations = new ReservationsRepository(db);
+  const limits = { zones: ['MSK'], maxLines: 10, maxQtyPerLine: 100 };
+  const service = new ReservationsService(
+    reservations,
+    stock,
+    new InventoryEvents('test.events'),
+    new OutboxNudge(),
+    limits,
+    logger,
+  );
+  const seen: string[] = [];
+  const record = (e: CommandStartedEvent) => {
+    if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
+  };
+
+  beforeAll(async () => {
+    await client.connect();
+    await stock.ensureIndexes();
+    await reservations.ensureIndexes();
+    client.on('commandStarted', record);
+  });
+  afterAll(async () => {
+    client.off('commandStarted', record);
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  async function counted(run: () => Promise<void>): Promise<string[]> {
+    seen.splice(0);
+    await run();
+    return seen.splice(0);
+  }
+
+  const cases = [
+    { lines: 1, series: 1 },
+    { lines: 3, series: 2 },
+  ];
+  it.each(cases)(
+    'a $lines-line order: ReserveStock and CommitStock take 3 commands each',
+    async ({ lines, series }) => {
+      const products = Array.from({ length: lines }, (_, i) => oid(0x71 + series, i + 1));
+      for (const p of products) await stock.restock(p, 'MSK', 10, 'delivery');
+      const order = oid(0x81, series);
+      const reserve = await counted(() =>
+        service.reserve({
+          order_id: order,
+          zone: 'MSK',
+          lines: products.map((product_id) => ({ product_id, qty: 2 })),
+          hold_seconds: 600,
+        }),
+      );
+      const commit = await counted(() => service.commit(order));
+      process.stdout.write(
+        `round trips, ${lines} line(s): ReserveStock ${reserve.length} [${reserve.join(', ')}]; CommitStock ${commit.length} [${commit.join(', ')}]\n`,
+      );
+      expect(await reservations.get(order)).toMatchObject({ status: 'committed' });
+      expect((await reservations.get(order))?.pending).toBeUndefined();
+      for (const p of products)
+        expect(await stock.findOne(p, 'MSK')).toMatchObject({
+          available: 8,
+          reserved: 0,
+          committed: 2,
+          reservations: [],
+        });
+      expect({ reserve: reserve.length, commit: commit.length }).toEqual({ reserve: 3, commit: 3 });
+    },
+  );
+});
