@@ -31,6 +31,7 @@ export class IdleBackoff {
 
   wake(): void {
     this.woken = true;
+    this.idle = 0;
     this.skip = 0;
   }
 
