@@ -5,7 +5,7 @@ import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { OutboxNudge } from '../outbox/outbox.service';
-import { StockRepository } from '../stock/stock.repository';
+import { HoldOutcome, StockRepository } from '../stock/stock.repository';
 import { stockKey } from '../stock/stock';
 import { oid } from '../test/harness';
 import { Line, newReservation } from './reservation';
@@ -14,7 +14,12 @@ import { ReservationsService } from './reservations.service';
 
 /** The process dies right after the holds' bulkWrite, before the order is finalized (its answer stored). */
 class DiesAfterHolds extends StockRepository {
-  override async holdAll(zone: string, lines: readonly Line[], orderId: string, expiresAt: Date) {
+  override async holdAll(
+    zone: string,
+    lines: readonly Line[],
+    orderId: string,
+    expiresAt: Date,
+  ): Promise<HoldOutcome[]> {
     await super.holdAll(zone, lines, orderId, expiresAt);
     throw new Error('killed after the holds');
   }
