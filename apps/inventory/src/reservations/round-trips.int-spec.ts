@@ -1,13 +1,10 @@
-import pino from 'pino';
 import type { CommandStartedEvent } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName } from '@mw/testing';
-import { InventoryEvents } from '../outbox/inventory-events';
-import { OutboxNudge } from '../outbox/outbox.service';
 import { StockRepository } from '../stock/stock.repository';
 import { oid } from '../test/harness';
+import { reservationsService } from '../test/services';
 import { ReservationsRepository } from './reservations.repository';
-import { ReservationsService } from './reservations.service';
 
 /**
  * MongoDB commands one ReserveStock / CommitStock costs on the command path, counted with the
@@ -18,18 +15,9 @@ describe('round trips per inventory command', () => {
   const env = testEnv();
   const client = createMongoClient(env.mongoUrl, { monitorCommands: true });
   const db = client.db(uniqueName('inventory_round_trips'));
-  const logger = pino({ level: 'silent' });
   const stock = new StockRepository(db);
   const reservations = new ReservationsRepository(db);
-  const limits = { zones: ['MSK'], maxLines: 10, maxQtyPerLine: 100 };
-  const service = new ReservationsService(
-    reservations,
-    stock,
-    new InventoryEvents('test.events'),
-    new OutboxNudge(),
-    limits,
-    logger,
-  );
+  const service = reservationsService(reservations, stock);
   const seen: string[] = [];
   const record = (e: CommandStartedEvent) => {
     if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);

@@ -1,16 +1,13 @@
-import pino from 'pino';
 import { createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName } from '@mw/testing';
 import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
-import { InventoryEvents } from '../outbox/inventory-events';
-import { OutboxNudge } from '../outbox/outbox.service';
 import { HoldOutcome, StockRepository } from '../stock/stock.repository';
 import { stockKey } from '../stock/stock';
 import { oid } from '../test/harness';
+import { reservationsService } from '../test/services';
 import { Line, newReservation } from './reservation';
 import { ReservationsRepository } from './reservations.repository';
-import { ReservationsService } from './reservations.service';
 
 /** The process dies right after the holds' bulkWrite, before the order is finalized (its answer stored). */
 class DiesAfterHolds extends StockRepository {
@@ -48,21 +45,11 @@ describe('inventory write path: one bulkWrite per command', () => {
   const env = testEnv();
   const client = createMongoClient(env.mongoUrl);
   const db = client.db(uniqueName('inventory_write_path'));
-  const logger = pino({ level: 'silent' });
   const stock = new StockRepository(db);
   const reservations = new ReservationsRepository(db);
   const ledger = new LedgerRepository(db);
   const check = new LedgerService(db, ledger, reservations);
-  const limits = { zones: ['MSK'], maxLines: 10, maxQtyPerLine: 100 };
-  const serviceOn = (s: StockRepository) =>
-    new ReservationsService(
-      reservations,
-      s,
-      new InventoryEvents('test.events'),
-      new OutboxNudge(),
-      limits,
-      logger,
-    );
+  const serviceOn = (s: StockRepository) => reservationsService(reservations, s);
   const service = serviceOn(stock);
   const reserve = (order: string, lines: Line[], s = service) =>
     s.reserve({ order_id: order, zone: 'MSK', lines, hold_seconds: 600 });
