@@ -82,6 +82,7 @@ export class StockRepository {
     orderId: string,
     expiresAt: Date,
   ): Promise<HoldOutcome[]> {
+    if (lines.length === 0) return [];
     const outcomes = new Map<number, HoldOutcome>();
     let open = lines.map((_, i) => i);
     for (let attempt = 0; attempt < 5 && open.length > 0; attempt++) {
