@@ -35,6 +35,48 @@ class DiesAfterSettle extends StockRepository {
   }
 }
 
+/** Stops the next command right after its bulkWrite (holds or settle) until the test lets it go on. */
+class PausesAfterBulk extends StockRepository {
+  private gate: { reached: () => void; resume: Promise<void> } | undefined;
+
+  /** Arms the pause: `reached` settles when the next bulk is done, `resume()` lets that command go on. */
+  pauseNext(): { reached: Promise<void>; resume: () => void } {
+    let reached!: () => void;
+    let resume!: () => void;
+    const atGate = new Promise<void>((r) => (reached = r));
+    this.gate = { reached, resume: new Promise<void>((r) => (resume = r)) };
+    return { reached: atGate, resume };
+  }
+
+  private async pause(): Promise<void> {
+    const gate = this.gate;
+    this.gate = undefined;
+    gate?.reached();
+    await gate?.resume;
+  }
+
+  override async holdAll(
+    zone: string,
+    lines: readonly Line[],
+    orderId: string,
+    expiresAt: Date,
+  ): Promise<HoldOutcome[]> {
+    const outcomes = await super.holdAll(zone, lines, orderId, expiresAt);
+    await this.pause();
+    return outcomes;
+  }
+
+  override async settleAll(
+    zone: string,
+    lines: readonly Line[],
+    orderId: string,
+    how: 'commit' | 'release' | 'expire',
+  ) {
+    await super.settleAll(zone, lines, orderId, how);
+    await this.pause();
+  }
+}
+
 /**
  * The one-bulkWrite write path (ADR 0040 "Write path") against the real replica set: every line keeps
  * its own guard inside the bulk, so a bulk where some documents lose their guard holds exactly the
@@ -164,18 +206,35 @@ describe('inventory write path: one bulkWrite per command', () => {
     await ledgerOk([a, b, short]);
   });
 
-  it('a duplicate command in the same flow (two ReserveStock, then two CommitStock, at once) moves each line once', async () => {
+  it('a duplicate command in the same flow (ReserveStock, then CommitStock, each handled again while the first copy sits between its bulkWrite and its reply) moves each line once', async () => {
     const products = [oid(0xa1, 8), oid(0xa1, 9), oid(0xa1, 10)];
-    for (const p of products) await stock.restock(p, 'MSK', 4, 'delivery');
+    for (const p of products) await stock.restock(p, 'MSK', 10, 'delivery'); // enough for a second hold: only the guards stop one
     const order = oid(0xa2, 4);
     const lines = products.map((product_id) => ({ product_id, qty: 3 }));
-    await Promise.all([reserve(order, lines), reserve(order, lines)]);
+    const pausing = new PausesAfterBulk(db);
+    const first = serviceOn(pausing);
+
+    let gate = pausing.pauseNext();
+    const firstReserve = reserve(order, lines, first);
+    await gate.reached; // the first copy's holds are written, its answer is not
+    await reserve(order, lines); // the duplicate finds the order reserving, its holds miss: they are the order's already
     expect((await reservations.get(order))?.status).toBe('reserved');
-    await Promise.all([service.commit(order), service.commit(order)]);
+    gate.resume();
+    await firstReserve; // loses the finalize to the duplicate, finds the order live: gives nothing back
+    expect((await reservations.get(order))?.status).toBe('reserved');
+    for (const p of products)
+      expect(await level(p)).toEqual({ available: 7, reserved: 3, committed: 0, holds: 1 });
+
+    gate = pausing.pauseNext();
+    const firstCommit = first.commit(order);
+    await gate.reached; // the first copy's sale is written, `pending` not cleared yet
+    await service.commit(order); // the duplicate finishes the pending work: every write misses
+    gate.resume();
+    await firstCommit;
     expect((await reservations.get(order))?.status).toBe('committed');
     expect((await reservations.get(order))?.pending).toBeUndefined();
     for (const p of products) {
-      expect(await level(p)).toEqual({ available: 1, reserved: 0, committed: 3, holds: 0 });
+      expect(await level(p)).toEqual({ available: 7, reserved: 0, committed: 3, holds: 0 });
       expect(await movements(p, order)).toEqual(['reserve 3', 'commit 3']);
       expect(await settledOn(p, order)).toEqual(['committed']);
     }
