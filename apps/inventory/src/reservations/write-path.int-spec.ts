@@ -9,50 +9,17 @@ import { reservationsService } from '../test/services';
 import { Line, newReservation } from './reservation';
 import { ReservationsRepository } from './reservations.repository';
 
-/** The process dies right after the holds' bulkWrite, before the order is finalized (its answer stored). */
-class DiesAfterHolds extends StockRepository {
-  override async holdAll(
-    zone: string,
-    lines: readonly Line[],
-    orderId: string,
-    expiresAt: Date,
-  ): Promise<HoldOutcome[]> {
-    await super.holdAll(zone, lines, orderId, expiresAt);
-    throw new Error('killed after the holds');
-  }
-}
+/**
+ * Runs a hook once, right after the next bulkWrite of holds or of a settle: a process killed there
+ * (the hook throws) or stopped there (the hook waits) — between the bulkWrite and the reply.
+ */
+class AfterBulk extends StockRepository {
+  next: (() => Promise<void>) | undefined;
 
-/** The process dies right after the settle's bulkWrite, before the order's `pending` is cleared. */
-class DiesAfterSettle extends StockRepository {
-  override async settleAll(
-    zone: string,
-    lines: readonly Line[],
-    orderId: string,
-    how: 'commit' | 'release' | 'expire',
-  ) {
-    await super.settleAll(zone, lines, orderId, how);
-    throw new Error('killed after the settle');
-  }
-}
-
-/** Stops the next command right after its bulkWrite (holds or settle) until the test lets it go on. */
-class PausesAfterBulk extends StockRepository {
-  private gate: { reached: () => void; resume: Promise<void> } | undefined;
-
-  /** Arms the pause: `reached` settles when the next bulk is done, `resume()` lets that command go on. */
-  pauseNext(): { reached: Promise<void>; resume: () => void } {
-    let reached!: () => void;
-    let resume!: () => void;
-    const atGate = new Promise<void>((r) => (reached = r));
-    this.gate = { reached, resume: new Promise<void>((r) => (resume = r)) };
-    return { reached: atGate, resume };
-  }
-
-  private async pause(): Promise<void> {
-    const gate = this.gate;
-    this.gate = undefined;
-    gate?.reached();
-    await gate?.resume;
+  private async after(): Promise<void> {
+    const hook = this.next;
+    this.next = undefined;
+    await hook?.();
   }
 
   override async holdAll(
@@ -62,7 +29,7 @@ class PausesAfterBulk extends StockRepository {
     expiresAt: Date,
   ): Promise<HoldOutcome[]> {
     const outcomes = await super.holdAll(zone, lines, orderId, expiresAt);
-    await this.pause();
+    await this.after();
     return outcomes;
   }
 
@@ -73,7 +40,26 @@ class PausesAfterBulk extends StockRepository {
     how: 'commit' | 'release' | 'expire',
   ) {
     await super.settleAll(zone, lines, orderId, how);
-    await this.pause();
+    await this.after();
+  }
+
+  /** Stops the next command after its bulk: `reached` settles there, `resume()` lets it go on. */
+  pauseNext(): { reached: Promise<void>; resume: () => void } {
+    let reached!: () => void;
+    let resume!: () => void;
+    const atGate = new Promise<void>((r) => (reached = r));
+    const gate = new Promise<void>((r) => (resume = r));
+    this.next = () => {
+      reached();
+      return gate;
+    };
+    return { reached: atGate, resume };
+  }
+
+  /** Kills the next command after its bulk. */
+  dieNext(message: string): this {
+    this.next = () => Promise.reject(new Error(message));
+    return this;
   }
 }
 
@@ -211,7 +197,7 @@ describe('inventory write path: one bulkWrite per command', () => {
     for (const p of products) await stock.restock(p, 'MSK', 10, 'delivery'); // enough for a second hold: only the guards stop one
     const order = oid(0xa2, 4);
     const lines = products.map((product_id) => ({ product_id, qty: 3 }));
-    const pausing = new PausesAfterBulk(db);
+    const pausing = new AfterBulk(db);
     const first = serviceOn(pausing);
 
     let gate = pausing.pauseNext();
@@ -247,9 +233,9 @@ describe('inventory write path: one bulkWrite per command', () => {
     for (const p of products) await stock.restock(p, 'MSK', 5, 'delivery');
     const order = oid(0xa2, 5);
     const lines = products.map((product_id) => ({ product_id, qty: 2 }));
-    await expect(reserve(order, lines, serviceOn(new DiesAfterHolds(db)))).rejects.toThrow(
-      'killed after the holds',
-    );
+    await expect(
+      reserve(order, lines, serviceOn(new AfterBulk(db).dieNext('killed after the holds'))),
+    ).rejects.toThrow('killed after the holds');
     expect((await reservations.get(order))?.status).toBe('reserving');
     for (const p of products)
       expect(await level(p)).toEqual({ available: 3, reserved: 2, committed: 0, holds: 1 });
@@ -274,7 +260,9 @@ describe('inventory write path: one bulkWrite per command', () => {
       order,
       products.map((product_id) => ({ product_id, qty: 1 })),
     );
-    await expect(serviceOn(new DiesAfterSettle(db)).commit(order)).rejects.toThrow('killed after the settle');
+    await expect(
+      serviceOn(new AfterBulk(db).dieNext('killed after the settle')).commit(order),
+    ).rejects.toThrow('killed after the settle');
     expect(await reservations.get(order)).toMatchObject({ status: 'committed', pending: 'commit' });
     await service.commit(order); // the redelivery finishes the pending work and moves nothing twice
     expect((await reservations.get(order))?.pending).toBeUndefined();
