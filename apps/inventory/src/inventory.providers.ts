@@ -14,8 +14,8 @@ import { ReserveLimits } from './reservations/reservation';
 import { RESERVATIONS, ReservationsRepository } from './reservations/reservations.repository';
 import { ReservationsService } from './reservations/reservations.service';
 import { UnbackedReturns } from './reservations/unbacked-returns';
-import { IdleBackoff } from './stock/idle-backoff';
 import { LevelNotifier } from './stock/level-notifier';
+import { stockPump } from './stock/stock-pump';
 import { STOCK, StockRepository } from './stock/stock.repository';
 import { StockService } from './stock/stock.service';
 import { Sweeper } from './sweeper/sweeper';
@@ -89,8 +89,6 @@ export const reserveLimits = (config: Cfg): ReserveLimits => ({
 export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private relay: OutboxRelay | undefined;
   private readonly loops: Periodic[] = [];
-  /** The ledger flusher's poll backs off while no stock document has pending entries; stock writes wake it. */
-  private readonly flushBackoff = new IdleBackoff();
 
   constructor(
     @Inject(MONGO_DB) private readonly db: Db,
@@ -104,9 +102,7 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     private readonly ledger: LedgerRepository,
     private readonly notifier: LevelNotifier,
     private readonly sweeper: Sweeper,
-  ) {
-    stock.activity.onChange(() => this.flushBackoff.wake());
-  }
+  ) {}
 
   async onModuleInit(): Promise<void> {
     await this.stock.ensureIndexes();
@@ -129,11 +125,18 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     this.relay.start();
     const c = this.config;
     this.loops.push(
-      new Periodic('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.flushBackoff.tick(() => this.ledger.flushOnce()), this.logger),
-      new Periodic('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifier.tick().then((n) => n > 0 && this.nudge.nudge()), this.logger),
+      stockPump('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.ledger.flushOnce(), this.stock.activity, this.logger),
+      stockPump('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifyLevels(), this.stock.activity, this.logger),
       new Periodic('sweeper', c.INVENTORY_SWEEP_INTERVAL_MS, () => this.sweeper.sweepOnce(), this.logger),
     );
     for (const loop of this.loops) loop.start();
+  }
+
+  /** One level-notifier pass; the relay is nudged when it stored events. Answers the dirty documents it found (0: idle). */
+  private async notifyLevels(): Promise<number> {
+    const { dirty, published } = await this.notifier.notifyOnce();
+    if (published > 0) this.nudge.nudge();
+    return dirty;
   }
 
   async onApplicationShutdown(): Promise<void> {

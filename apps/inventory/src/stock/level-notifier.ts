@@ -1,5 +1,4 @@
 import { InventoryEvents } from '../outbox/inventory-events';
-import { IdleBackoff } from './idle-backoff';
 import { StockRepository } from './stock.repository';
 
 /**
@@ -8,33 +7,16 @@ import { StockRepository } from './stock.repository';
  * into the document's outbox only if the version read is still current, so the level and version
  * it carries are exact; read models drop events with an older version.
  *
- * A pass costs one read of the dirty documents and, if there are any, one bulkWrite for all of them.
- * While nothing is dirty the read backs off (`IdleBackoff`); a stock write in this process wakes it.
+ * A pass costs one read of the dirty documents and, if there are any, one bulkWrite for all of them;
+ * it runs as a `stockPump`, so an idle period costs a backed-off read and no write.
  */
 export class LevelNotifier {
-  private readonly backoff: IdleBackoff;
-
   constructor(
     private readonly stock: StockRepository,
     private readonly events: InventoryEvents,
-    maxIdleFactor = 8,
-  ) {
-    this.backoff = new IdleBackoff(maxIdleFactor);
-    stock.activity.onChange(() => this.backoff.wake());
-  }
+  ) {}
 
-  /** One tick of the periodic pass: a backed-off `notifyOnce`; returns how many events were stored. */
-  async tick(limit = 200): Promise<number> {
-    let published = 0;
-    await this.backoff.tick(async () => {
-      const pass = await this.notifyOnce(limit);
-      published = pass.published;
-      return pass.dirty;
-    });
-    return published;
-  }
-
-  /** One pass: `dirty` documents read, `published` events stored (the others moved meanwhile). */
+  /** One pass: `dirty` documents read, `published` events stored (the others moved meanwhile: next pass). */
   async notifyOnce(limit = 200): Promise<{ dirty: number; published: number }> {
     const docs = await this.stock.dirtyLevels(limit);
     const published = await this.stock.publishLevels(

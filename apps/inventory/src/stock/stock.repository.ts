@@ -6,7 +6,7 @@ import { outboxPush } from '@mw/messaging';
 import { LedgerEntry, LedgerKind } from '../ledger/ledger';
 import { Line } from '../reservations/reservation';
 import { StockReturnView } from '../reservations/returns';
-import { StockActivity } from './idle-backoff';
+import { StockActivity } from './stock-pump';
 import { SettledAs, StockDoc, settledOf, stockKey } from './stock';
 import {
   decideStockTake,
