@@ -91,10 +91,9 @@ export class StockRepository {
         open.map((i) => ({ updateOne: this.holdOp(zone, lines[i]!, orderId, expiresAt, now) })),
         { ordered: false },
       );
-      this.activity.changed();
+      if (res.modifiedCount > 0) this.activity.changed();
       if (res.matchedCount === open.length) {
         for (const i of open) outcomes.set(i, { held: true });
-        open = [];
         break;
       }
       const docs = new Map(
@@ -147,7 +146,7 @@ export class StockRepository {
     if (lines.length === 0) return;
     const now = new Date();
     const as: SettledAs = how === 'commit' ? 'committed' : how === 'expire' ? 'expired' : 'released';
-    await this.coll.bulkWrite(
+    const res = await this.coll.bulkWrite(
       lines.flatMap((line) => [
         {
           updateOne:
@@ -159,7 +158,7 @@ export class StockRepository {
       ]),
       { ordered: true },
     );
-    this.activity.changed();
+    if (res.modifiedCount > 0) this.activity.changed();
   }
 
   /**
