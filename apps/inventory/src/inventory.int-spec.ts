@@ -109,28 +109,29 @@ describe('inventory service', () => {
 
   describe('commands', () => {
     it('reserves all lines or none, undoing the lines already held on a short line', async () => {
-      // Both lines pass the pre-check; the later line (by product id) is taken by a stock-take after
-      // the first line is held and before its own hold: the held line must go back.
+      // Both lines are in stock when the command is sent; the later line (by product id) is cut by a
+      // stock-take right before the order's holds, so in the one bulk the first line wins its guard
+      // and the later one loses it: the held line must go back.
       const [first, later] = [oid(0xd1, 4), oid(0xd1, 5)];
       await h.http('POST', `/stock/${first}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 10, reason: 'delivery' } });
       await h.http('POST', `/stock/${later}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 5, reason: 'delivery' } });
       const order = oid(0xe1, 1);
       const stock = h.apps[0]!.get(StockRepository);
-      const hold = stock.hold.bind(stock);
+      const holdAll = stock.holdAll.bind(stock);
       let whenLaterLineHeld: StockDoc | null = null;
-      stock.hold = async (zone, line, orderId, expiresAt) => {
-        if (orderId === order && line.product_id === later) {
-          whenLaterLineHeld = await h.db.collection<StockDoc>('stock').findOne({ _id: `${first}:MSK` });
-          expect((await h.http('PUT', `/stock/${later}/MSK`, { as: 'stan', headers: ifMatch(1), body: { available: 3, reason: 'stock-take: 2 damaged' } })).status).toBe(200);
-        }
-        return hold(zone, line, orderId, expiresAt);
+      stock.holdAll = async (zone, lines, orderId, expiresAt) => {
+        if (orderId !== order) return holdAll(zone, lines, orderId, expiresAt);
+        expect((await h.http('PUT', `/stock/${later}/MSK`, { as: 'stan', headers: ifMatch(1), body: { available: 3, reason: 'stock-take: 2 damaged' } })).status).toBe(200);
+        const outcomes = await holdAll(zone, lines, orderId, expiresAt);
+        whenLaterLineHeld = await h.db.collection<StockDoc>('stock').findOne({ _id: `${first}:MSK` });
+        return outcomes;
       };
       try {
         await h.send([{ type: 'ReserveStock', payload: { order_id: order, zone: 'MSK', lines: [{ product_id: later, qty: 5 }, { product_id: first, qty: 4 }], hold_seconds: 600 } }]);
         const rejected = await answer(order, 'StockRejected');
         expect(rejected.payload).toMatchObject({ code: 'INVENTORY.INSUFFICIENT_STOCK', shortages: [{ product_id: later, requested: 5, available: 3 }] });
       } finally {
-        stock.hold = hold;
+        stock.holdAll = holdAll;
       }
       // Held before the short line …
       expect(whenLaterLineHeld).toMatchObject({ available: 6, reserved: 4, reservations: [expect.objectContaining({ order_id: order, qty: 4 })] });

@@ -15,6 +15,7 @@ import { RESERVATIONS, ReservationsRepository } from './reservations/reservation
 import { ReservationsService } from './reservations/reservations.service';
 import { UnbackedReturns } from './reservations/unbacked-returns';
 import { LevelNotifier } from './stock/level-notifier';
+import { stockPump } from './stock/stock-pump';
 import { STOCK, StockRepository } from './stock/stock.repository';
 import { StockService } from './stock/stock.service';
 import { Sweeper } from './sweeper/sweeper';
@@ -124,11 +125,18 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     this.relay.start();
     const c = this.config;
     this.loops.push(
-      new Periodic('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.ledger.flushOnce(), this.logger),
-      new Periodic('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifier.notifyOnce().then((n) => n > 0 && this.nudge.nudge()), this.logger),
+      stockPump('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.ledger.flushOnce(), this.stock.activity, this.logger),
+      stockPump('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifyLevels(), this.stock.activity, this.logger),
       new Periodic('sweeper', c.INVENTORY_SWEEP_INTERVAL_MS, () => this.sweeper.sweepOnce(), this.logger),
     );
     for (const loop of this.loops) loop.start();
+  }
+
+  /** One level-notifier pass; the relay is nudged when it stored events. Answers the dirty documents it found (0: idle). */
+  private async notifyLevels(): Promise<number> {
+    const { dirty, published } = await this.notifier.notifyOnce();
+    if (published > 0) this.nudge.nudge();
+    return dirty;
   }
 
   async onApplicationShutdown(): Promise<void> {

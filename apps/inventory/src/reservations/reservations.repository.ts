@@ -14,6 +14,26 @@ import { PENDING_WORK, PendingWork, RejectionCode, ReservationDoc, ReservationSt
 export const RESERVATIONS = 'reservations';
 const primary = { readPreference: ReadPreference.primary };
 
+type TransitionSet = { status: ReservationStatus; pending?: PendingWork } & Partial<
+  Pick<ReservationDoc, 'rejection' | 'release_reason' | 'expires_at' | 'return_reason'>
+>;
+
+function transitionOp(
+  orderId: string,
+  from: readonly ReservationStatus[],
+  set: TransitionSet,
+  message: OutgoingMessage,
+  extra: Filter<ReservationDoc>,
+): { filter: Filter<ReservationDoc>; update: UpdateFilter<ReservationDoc> } {
+  return {
+    filter: { ...extra, _id: orderId, status: { $in: [...from] } } as Filter<ReservationDoc>,
+    update: {
+      $set: { ...set, updated_at: new Date() },
+      ...outboxPush([message]),
+    } as UpdateFilter<ReservationDoc>,
+  };
+}
+
 /** Per-order reservation documents; every status change is a conditional update carrying its answer. */
 export class ReservationsRepository {
   readonly coll: Collection<ReservationDoc>;
@@ -136,20 +156,31 @@ export class ReservationsRepository {
   async transition(
     orderId: string,
     from: readonly ReservationStatus[],
-    set: { status: ReservationStatus; pending?: PendingWork } & Partial<
-      Pick<ReservationDoc, 'rejection' | 'release_reason' | 'expires_at' | 'return_reason'>
-    >,
+    set: TransitionSet,
     message: OutgoingMessage,
     extra: Filter<ReservationDoc> = {},
   ): Promise<boolean> {
-    const res = await this.coll.updateOne(
-      { ...extra, _id: orderId, status: { $in: [...from] } } as Filter<ReservationDoc>,
-      {
-        $set: { ...set, updated_at: new Date() },
-        ...outboxPush([message]),
-      } as UpdateFilter<ReservationDoc>,
-    );
+    const { filter, update } = transitionOp(orderId, from, set, message, extra);
+    const res = await this.coll.updateOne(filter, update);
     return res.modifiedCount === 1;
+  }
+
+  /**
+   * `transition`, answering with the order as the update left it (null: not in `from`), so work that
+   * follows the change (`pending`) needs no second read of the order.
+   */
+  transitionReturning(
+    orderId: string,
+    from: readonly ReservationStatus[],
+    set: TransitionSet,
+    message: OutgoingMessage,
+    extra: Filter<ReservationDoc> = {},
+  ): Promise<ReservationDoc | null> {
+    const { filter, update } = transitionOp(orderId, from, set, message, extra);
+    return this.coll.findOneAndUpdate(filter, update, {
+      returnDocument: 'after',
+      projection: { _outbox: 0 },
+    });
   }
 
   /** Records the answer to a CommitStock of a closed reservation, once. */

@@ -4,7 +4,7 @@ import { AppError, assertUnreachable } from '@mw/platform';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { OutboxNudge } from '../outbox/outbox.service';
 import { StockRepository } from '../stock/stock.repository';
-import { holdOf } from '../stock/stock';
+import { holdOf, stockKey } from '../stock/stock';
 import {
   Line,
   Problem,
@@ -35,6 +35,8 @@ type ReserveCommand = PayloadOf<'inventory.commands.v1', 'ReserveStock'>;
  */
 export class ReservationsService {
   private readonly returns: StockReturns;
+  /** Lines this process last found short: their next ReserveStock reads before it claims (fast rejection). */
+  private readonly shortNow = new ShortLines();
 
   constructor(
     private readonly reservations: ReservationsRepository,
@@ -57,9 +59,10 @@ export class ReservationsService {
       this.logger.warn({ order_id: cmd.order_id, requested_hold_seconds: cmd.hold_seconds, hold_seconds: holdSeconds }, 'ReserveStock asks for a longer hold than INVENTORY_MAX_HOLD_SECONDS: held for the maximum');
     }
     const fresh = newReservation(cmd, new Date(now.getTime() + holdSeconds * 1000), now);
-    // Fast path for a short order (a sold-out hot product): one primary read and one insert that
-    // stores the rejection with its answer. Nothing is decremented, so nothing can oversell.
-    if (await this.rejectIfShortNow(fresh)) return;
+    // No read before the holds: their guards decide. Only for a line this process last found short
+    // (a sold-out hot product) the old fast path pays: one primary read and one insert that stores
+    // the rejection with its answer. Nothing is decremented there, so nothing can oversell.
+    if (this.shortNow.any(fresh.zone, fresh.lines) && (await this.rejectIfShortNow(fresh))) return;
     const { created, doc } = await this.reservations.claim(fresh);
     if (!created && doc.tombstone) return this.rejectLate(doc._id);
     if (!created && doc.status !== 'reserving') return; // a duplicate: the order already has its answer
@@ -115,9 +118,11 @@ export class ReservationsService {
    */
   async complete(doc: ReservationDoc, fresh = false): Promise<void> {
     const expiresAt = fresh ? doc.expires_at : resumedExpiry(doc, new Date());
-    let held = 0;
-    for (const line of doc.lines) {
-      const outcome = await this.stock.hold(doc.zone, line, doc._id, expiresAt);
+    const outcomes = await this.stock.holdAll(doc.zone, doc.lines, doc._id, expiresAt);
+    const shortages: (Shortage & { unknown: boolean })[] = [];
+    for (const [i, line] of doc.lines.entries()) {
+      const outcome = outcomes[i]!;
+      this.shortNow.note(doc.zone, line.product_id, !outcome.held && !('settled' in outcome));
       if ('settled' in outcome) {
         this.logger.warn(
           { order_id: doc._id, product_id: line.product_id, settled: outcome.settled },
@@ -125,10 +130,17 @@ export class ReservationsService {
         );
         return this.reconcile(doc._id);
       }
-      // A fresh order short on its first line holds nothing: no undo work (saves round trips on a sold-out product).
-      if (!outcome.held) return this.rejectShort(doc, line, outcome, fresh && held === 0);
-      held++;
+      if (!outcome.held)
+        shortages.push({
+          product_id: line.product_id,
+          requested: line.qty,
+          available: outcome.available,
+          unknown: outcome.unknown,
+        });
     }
+    // A fresh order that held no line needs no undo work (saves round trips on a sold-out product).
+    if (shortages.length > 0)
+      return this.rejectShort(doc, shortages, fresh && outcomes.every((o) => !o.held));
     const reserved = this.events.build('StockReserved', {
       order_id: doc._id,
       zone: doc.zone,
@@ -150,16 +162,15 @@ export class ReservationsService {
   async release(orderId: string, attempt = 0): Promise<void> {
     const id = orderId.toLowerCase();
     const released = this.events.build('StockReleased', { order_id: id, reason: 'compensation' });
-    if (
-      await this.reservations.transition(
-        id,
-        ['reserved', 'reserving'],
-        { status: 'released', pending: 'undo', release_reason: 'compensation' },
-        released,
-      )
-    ) {
+    const releasing = await this.reservations.transitionReturning(
+      id,
+      ['reserved', 'reserving'],
+      { status: 'released', pending: 'undo', release_reason: 'compensation' },
+      released,
+    );
+    if (releasing) {
       this.outbox.nudge();
-      return this.settle(id);
+      return this.settleDoc(releasing);
     }
     const doc = await this.reservations.get(id);
     if (!doc) {
@@ -183,17 +194,16 @@ export class ReservationsService {
     const id = orderId.toLowerCase();
     const now = new Date();
     const committed = this.events.build('StockCommitted', { order_id: id });
-    if (
-      await this.reservations.transition(
-        id,
-        ['reserved'],
-        { status: 'committed', pending: 'commit' },
-        committed,
-        { expires_at: { $gt: now } },
-      )
-    ) {
+    const committing = await this.reservations.transitionReturning(
+      id,
+      ['reserved'],
+      { status: 'committed', pending: 'commit' },
+      committed,
+      { expires_at: { $gt: now } },
+    );
+    if (committing) {
       this.outbox.nudge();
-      return this.settle(id);
+      return this.settleDoc(committing);
     }
     const doc = await this.reservations.get(id);
     const decision = decideFailedCommit(doc, now);
@@ -234,17 +244,16 @@ export class ReservationsService {
   /** Expires a reserved order whose hold time has passed (the sweeper, or a late commit). */
   async expire(orderId: string, now = new Date()): Promise<void> {
     const released = this.events.build('StockReleased', { order_id: orderId, reason: 'expired' });
-    if (
-      await this.reservations.transition(
-        orderId,
-        ['reserved'],
-        { status: 'expired', pending: 'undo', release_reason: 'expired' },
-        released,
-        { expires_at: { $lte: now } },
-      )
-    ) {
+    const expiring = await this.reservations.transitionReturning(
+      orderId,
+      ['reserved'],
+      { status: 'expired', pending: 'undo', release_reason: 'expired' },
+      released,
+      { expires_at: { $lte: now } },
+    );
+    if (expiring) {
       this.outbox.nudge();
-      await this.settle(orderId);
+      await this.settleDoc(expiring);
     }
   }
 
@@ -260,20 +269,20 @@ export class ReservationsService {
     const returned = () =>
       this.events.build('StockReturned', { order_id: id, zone: doc?.zone ?? '', lines: doc?.lines ?? [] });
     switch (decision.kind) {
-      case 'return':
-        if (
-          await this.reservations.transition(
-            id,
-            ['committed'],
-            { status: 'returned', pending: 'return', return_reason: 'cancelled_by_customer' },
-            returned(),
-            { pending: { $exists: false } },
-          )
-        ) {
+      case 'return': {
+        const returning = await this.reservations.transitionReturning(
+          id,
+          ['committed'],
+          { status: 'returned', pending: 'return', return_reason: 'cancelled_by_customer' },
+          returned(),
+          { pending: { $exists: false } },
+        );
+        if (returning) {
           this.outbox.nudge();
-          return this.settle(id);
+          return this.settleDoc(returning);
         }
         return this.returnAgain(id, attempt); // it moved meanwhile (a duplicate on another path): decide again
+      }
       case 'finish-commit':
         await this.settle(id);
         return this.returnAgain(id, attempt);
@@ -314,17 +323,28 @@ export class ReservationsService {
 
   /** Applies the pending work of an order to its stock documents, then clears it. Idempotent. */
   async settle(orderId: string): Promise<void> {
-    const doc = await this.reservations.get(orderId);
+    await this.settleDoc(await this.reservations.get(orderId));
+  }
+
+  /**
+   * `settle` of the order as a write just left it (no second read): the lines of a sale or an undo
+   * in one bulkWrite (`StockRepository.settleAll`), a return line by line (its fence protocol), then
+   * `pending` cleared. A copy that is out of date is harmless: every stock write is guarded by the
+   * hold and the settled memory, and the clear by `pending`.
+   */
+  private async settleDoc(doc: ReservationDoc | null): Promise<void> {
     if (!doc?.pending) return;
     if (doc.pending === 'return') {
       if (!(await this.returns.applyAll(doc))) return; // a line the document cannot back: left pending, reported
     } else {
-      for (const line of doc.lines) {
-        if (doc.pending === 'commit') await this.stock.commitHold(doc.zone, line, doc._id);
-        else await this.stock.releaseHold(doc.zone, line, doc._id, undoKindOf(doc.status));
-      }
+      await this.stock.settleAll(
+        doc.zone,
+        doc.lines,
+        doc._id,
+        doc.pending === 'commit' ? 'commit' : undoKindOf(doc.status),
+      );
     }
-    await this.reservations.clearPending(orderId, doc.pending);
+    await this.reservations.clearPending(doc._id, doc.pending);
   }
 
   /**
@@ -354,66 +374,25 @@ export class ReservationsService {
 
   private async rejectShort(
     doc: ReservationDoc,
-    short: Line,
-    outcome: { available: number; unknown: boolean },
+    shortages: readonly (Shortage & { unknown: boolean })[],
     nothingHeld: boolean,
   ): Promise<void> {
-    const shortages = await this.shortages(doc, short, outcome);
     const rejection = {
       code: rejectionCodeOf(shortages),
       shortages: shortages.map(({ unknown: _u, ...s }) => s),
     };
     const rejected = this.events.build('StockRejected', { order_id: doc._id, ...rejection });
-    if (
-      await this.reservations.transition(
-        doc._id,
-        ['reserving'],
-        { status: 'rejected', rejection, ...(nothingHeld ? {} : { pending: 'undo' as const }) },
-        rejected,
-      )
-    ) {
+    const rejecting = await this.reservations.transitionReturning(
+      doc._id,
+      ['reserving'],
+      { status: 'rejected', rejection, ...(nothingHeld ? {} : { pending: 'undo' as const }) },
+      rejected,
+    );
+    if (rejecting) {
       this.outbox.nudge();
-      if (!nothingHeld) await this.settle(doc._id);
-      return;
+      return this.settleDoc(rejecting);
     }
     await this.reconcile(doc._id);
-  }
-
-  /** The short line plus every other line that is short right now (informative, primary read). */
-  private async shortages(
-    doc: ReservationDoc,
-    short: Line,
-    outcome: { available: number; unknown: boolean },
-  ): Promise<(Shortage & { unknown: boolean })[]> {
-    const others = doc.lines.filter((l) => l.product_id !== short.product_id);
-    const docs =
-      others.length === 0
-        ? []
-        : await this.stock.findMany(
-            others.map((l) => l.product_id),
-            doc.zone,
-          );
-    const byProduct = new Map(docs.map((d) => [d.product_id, d]));
-    const result = [
-      {
-        product_id: short.product_id,
-        requested: short.qty,
-        available: outcome.available,
-        unknown: outcome.unknown,
-      },
-    ];
-    for (const line of others) {
-      const d = byProduct.get(line.product_id);
-      if (d && holdOf(d, doc._id)) continue;
-      if (!d || d.available < line.qty)
-        result.push({
-          product_id: line.product_id,
-          requested: line.qty,
-          available: d?.available ?? 0,
-          unknown: !d,
-        });
-    }
-    return result;
   }
 
   /** An order whose command breaks a business rule: answered once with a code, nothing held. */
@@ -434,6 +413,25 @@ export class ReservationsService {
 
   get(orderId: string): Promise<ReservationDoc | null> {
     return this.reservations.get(orderId.toLowerCase());
+  }
+}
+
+/** (product, zone) pairs last found short here, bounded; a hold that succeeds forgets its pair. */
+class ShortLines {
+  private static readonly KEEP = 10_000;
+  private readonly keys = new Set<string>();
+
+  any(zone: string, lines: readonly Line[]): boolean {
+    return lines.some((l) => this.keys.has(stockKey(l.product_id, zone)));
+  }
+
+  note(zone: string, productId: string, short: boolean): void {
+    const key = stockKey(productId, zone);
+    if (!short) this.keys.delete(key);
+    else {
+      if (this.keys.size >= ShortLines.KEEP) this.keys.clear();
+      this.keys.add(key);
+    }
   }
 }
 

@@ -31,17 +31,22 @@ class RecordingService extends ReservationsService {
   }
 }
 
-/** Pauses one processor right before it holds a given product (a consumer that lost its partition mid-command). */
+/**
+ * Pauses one processor right before it holds a given product, after the lines before it are held
+ * (a consumer that lost its partition mid-command; for the one-bulk hold: a bulk whose first writes
+ * are applied while the rest wait on the server).
+ */
 class PausedStock extends StockRepository {
   pauseAt: { productId: string; reached: () => void; resume: Promise<void> } | undefined;
-  override async hold(zone: string, line: Line, orderId: string, expiresAt: Date) {
+  override async holdAll(zone: string, lines: readonly Line[], orderId: string, expiresAt: Date) {
     const pause = this.pauseAt;
-    if (pause && line.product_id === pause.productId) {
-      this.pauseAt = undefined;
-      pause.reached();
-      await pause.resume;
-    }
-    return super.hold(zone, line, orderId, expiresAt);
+    const at = pause ? lines.findIndex((l) => l.product_id === pause.productId) : -1;
+    if (!pause || at < 0) return super.holdAll(zone, lines, orderId, expiresAt);
+    this.pauseAt = undefined;
+    const before = at > 0 ? await super.holdAll(zone, lines.slice(0, at), orderId, expiresAt) : [];
+    pause.reached();
+    await pause.resume;
+    return [...before, ...(await super.holdAll(zone, lines.slice(at), orderId, expiresAt))];
   }
 }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Collection, Db, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
+import { Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
 import { dropIndexIfPresent } from '@mw/persistence';
 import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush } from '@mw/messaging';
 import { LedgerEntry, LedgerKind } from '../ledger/ledger';
 import { Line } from '../reservations/reservation';
 import { StockReturnView } from '../reservations/returns';
+import { StockActivity } from './stock-pump';
 import { SettledAs, StockDoc, settledOf, stockKey } from './stock';
 import {
   decideStockTake,
@@ -29,6 +30,12 @@ export type HoldOutcome =
   | { readonly held: false; readonly settled: SettledAs }
   | { readonly held: false; readonly available: number; readonly unknown: boolean };
 
+/** One conditional single-document update, for `updateOne` or a bulkWrite. */
+interface UpdateOp {
+  readonly filter: Filter<StockDoc>;
+  readonly update: UpdateFilter<StockDoc>;
+}
+
 /** How many settled orders each stock document remembers (see `Settled`); the default of INVENTORY_SETTLED_KEEP. */
 export const DEFAULT_SETTLED_KEEP = 500;
 
@@ -43,6 +50,8 @@ export class StockRepository {
   constructor(
     db: Db,
     private readonly settledKeep = DEFAULT_SETTLED_KEEP,
+    /** Told after every write that may dirty a level or leave ledger entries (wakes the background passes). */
+    readonly activity = new StockActivity(),
   ) {
     this.coll = db.collection<StockDoc>(STOCK);
   }
@@ -59,44 +68,97 @@ export class StockRepository {
   }
 
   /**
-   * Seed 000/004's conditional decrement: enough available, no hold of this order yet and the order
-   * not settled on this document, in one atomic update — race-free, idempotent, and at most once in
-   * the order's life. On a miss, a primary read tells why.
+   * Seed 000/004's conditional decrement for every line of an order, in one unordered bulkWrite: per
+   * document, enough available, no hold of this order yet and the order not settled here — each
+   * guard atomic on its own document, so the command is race-free, idempotent, and holds a line at
+   * most once in the order's life. No read before: the guards decide. Only when some line missed
+   * does one primary read of those lines say, per line, why (unknown, short, settled) or that it is
+   * the order's already (an earlier attempt held it). A line whose stock came back between the bulk
+   * and the read is tried again (bounded). The outcomes are in the order of `lines`.
    */
-  async hold(zone: string, line: Line, orderId: string, expiresAt: Date): Promise<HoldOutcome> {
-    const _id = stockKey(line.product_id, zone);
-    for (let attempt = 0; attempt < 5; attempt++) {
+  async holdAll(
+    zone: string,
+    lines: readonly Line[],
+    orderId: string,
+    expiresAt: Date,
+  ): Promise<HoldOutcome[]> {
+    if (lines.length === 0) return [];
+    const outcomes = new Map<number, HoldOutcome>();
+    let open = lines.map((_, i) => i);
+    for (let attempt = 0; attempt < 5 && open.length > 0; attempt++) {
       const now = new Date();
-      const res = await this.coll.updateOne(
-        {
-          _id,
-          available: { $gte: line.qty },
-          'reservations.order_id': { $ne: orderId },
-          'settled.order_id': { $ne: orderId },
-        },
-        this.change(
-          now,
-          { $inc: { available: -line.qty, reserved: line.qty, version: 1 } },
-          [entry(line.product_id, zone, 'reserve', line.qty, now, orderId)],
-          { reservations: { order_id: orderId, qty: line.qty, expires_at: expiresAt } },
-        ),
+      const res = await this.coll.bulkWrite(
+        open.map((i) => ({ updateOne: this.holdOp(zone, lines[i]!, orderId, expiresAt, now) })),
+        { ordered: false },
       );
-      if (res.matchedCount === 1) return { held: true };
-      const doc = await this.coll.findOne(
-        { _id },
-        {
-          ...primary,
-          projection: { available: 1, reservations: 1, settled: { $elemMatch: { order_id: orderId } } },
-        },
+      if (res.modifiedCount > 0) this.activity.changed();
+      if (res.matchedCount === open.length) {
+        for (const i of open) outcomes.set(i, { held: true });
+        break;
+      }
+      const docs = new Map(
+        (
+          await this.coll
+            .find(
+              { _id: { $in: open.map((i) => stockKey(lines[i]!.product_id, zone)) } },
+              {
+                ...primary,
+                projection: {
+                  available: 1,
+                  reservations: { $elemMatch: { order_id: orderId } },
+                  settled: { $elemMatch: { order_id: orderId } },
+                },
+              },
+            )
+            .toArray()
+        ).map((d) => [d._id, d]),
       );
-      if (!doc) return { held: false, available: 0, unknown: true };
-      if (doc.reservations.some((h) => h.order_id === orderId)) return { held: true }; // a redelivery: already held
-      const settled = settledOf(doc, orderId);
-      if (settled) return { held: false, settled };
-      if (doc.available < line.qty) return { held: false, available: doc.available, unknown: false };
-      // Stock came back between the update and the read: try again (bounded).
+      open = open.filter((i) => {
+        const line = lines[i]!;
+        const outcome = whyMissed(docs.get(stockKey(line.product_id, zone)), line, orderId);
+        if (outcome) outcomes.set(i, outcome);
+        return !outcome; // stock came back between the update and the read: try again
+      });
     }
-    return { held: false, available: 0, unknown: false };
+    return lines.map((_, i) => outcomes.get(i) ?? { held: false, available: 0, unknown: false });
+  }
+
+  /** One line's hold (`holdAll` of one line). */
+  async hold(zone: string, line: Line, orderId: string, expiresAt: Date): Promise<HoldOutcome> {
+    const [outcome] = await this.holdAll(zone, [line], orderId, expiresAt);
+    return outcome!;
+  }
+
+  /**
+   * Settles an order's lines on their stock documents in one ordered bulkWrite: per line the hold
+   * becomes a sale (`commit`) or goes back to available (`release`/`expire`), each write with its
+   * own guard (`commitOp`, `releaseOp`), followed in the same bulk by the settled memory alone for a
+   * line that had no hold — guarded by the memory itself, so after a write that settled the line it
+   * matches nothing. Ordered because the memory must be judged after the line's own write.
+   * Idempotent: a repeat finds no hold and the memory present, and changes nothing.
+   */
+  async settleAll(
+    zone: string,
+    lines: readonly Line[],
+    orderId: string,
+    how: 'commit' | 'release' | 'expire',
+  ): Promise<void> {
+    if (lines.length === 0) return;
+    const now = new Date();
+    const as: SettledAs = how === 'commit' ? 'committed' : how === 'expire' ? 'expired' : 'released';
+    const res = await this.coll.bulkWrite(
+      lines.flatMap((line) => [
+        {
+          updateOne:
+            how === 'commit'
+              ? this.commitOp(zone, line, orderId, now)
+              : this.releaseOp(zone, line, orderId, how, as, now),
+        },
+        { updateOne: this.rememberOp(stockKey(line.product_id, zone), orderId, as, now) },
+      ]),
+      { ordered: true },
+    );
+    if (res.modifiedCount > 0) this.activity.changed();
   }
 
   /**
@@ -112,21 +174,11 @@ export class StockRepository {
     as: SettledAs = kind === 'expire' ? 'expired' : 'released',
   ): Promise<boolean> {
     const now = new Date();
-    const _id = stockKey(line.product_id, zone);
-    const change = this.change(
-      now,
-      { $inc: { available: line.qty, reserved: -line.qty, version: 1 } },
-      [entry(line.product_id, zone, kind, line.qty, now, orderId)],
-      {
-        settled: this.mark(orderId, as, now),
-      },
-    );
-    const res = await this.coll.updateOne(
-      { _id, reservations: { $elemMatch: { order_id: orderId, qty: line.qty } } },
-      { ...change, $pull: { reservations: { order_id: orderId } } },
-    );
+    const { filter, update } = this.releaseOp(zone, line, orderId, kind, as, now);
+    const res = await this.coll.updateOne(filter, update);
+    this.activity.changed();
     if (res.modifiedCount === 1) return true;
-    await this.remember(_id, orderId, as, now);
+    await this.remember(stockKey(line.product_id, zone), orderId, as, now);
     return false;
   }
 
@@ -137,27 +189,73 @@ export class StockRepository {
    */
   async commitHold(zone: string, line: Line, orderId: string): Promise<boolean> {
     const now = new Date();
-    const _id = stockKey(line.product_id, zone);
+    const { filter, update } = this.commitOp(zone, line, orderId, now);
+    const res = await this.coll.updateOne(filter, update);
+    this.activity.changed();
+    if (res.modifiedCount === 1) return true;
+    await this.remember(stockKey(line.product_id, zone), orderId, 'committed', now);
+    return false;
+  }
+
+  /** The hold of one line: enough available, no hold of this order, the order not settled here. */
+  private holdOp(zone: string, line: Line, orderId: string, expiresAt: Date, now: Date): UpdateOp {
+    return {
+      filter: {
+        _id: stockKey(line.product_id, zone),
+        available: { $gte: line.qty },
+        'reservations.order_id': { $ne: orderId },
+        'settled.order_id': { $ne: orderId },
+      },
+      update: this.change(
+        now,
+        { $inc: { available: -line.qty, reserved: line.qty, version: 1 } },
+        [entry(line.product_id, zone, 'reserve', line.qty, now, orderId)],
+        { reservations: { order_id: orderId, qty: line.qty, expires_at: expiresAt } },
+      ),
+    };
+  }
+
+  /** The order's hold of this qty back to available, with the ledger entry and the settled memory. */
+  private releaseOp(
+    zone: string,
+    line: Line,
+    orderId: string,
+    kind: 'release' | 'expire',
+    as: SettledAs,
+    now: Date,
+  ): UpdateOp {
+    const change = this.change(
+      now,
+      { $inc: { available: line.qty, reserved: -line.qty, version: 1 } },
+      [entry(line.product_id, zone, kind, line.qty, now, orderId)],
+      { settled: this.mark(orderId, as, now) },
+    );
+    return {
+      filter: {
+        _id: stockKey(line.product_id, zone),
+        reservations: { $elemMatch: { order_id: orderId, qty: line.qty } },
+      },
+      update: { ...change, $pull: { reservations: { order_id: orderId } } } as UpdateFilter<StockDoc>,
+    };
+  }
+
+  /** The order's hold of this qty sold, unless the order is settled here already (never sold twice). */
+  private commitOp(zone: string, line: Line, orderId: string, now: Date): UpdateOp {
     const change = this.change(
       now,
       { $inc: { reserved: -line.qty, committed: line.qty, version: 1 } },
       [entry(line.product_id, zone, 'commit', line.qty, now, orderId)],
-      {
-        settled: this.mark(orderId, 'committed', now),
-      },
+      { settled: this.mark(orderId, 'committed', now) },
       false,
     );
-    const res = await this.coll.updateOne(
-      {
-        _id,
+    return {
+      filter: {
+        _id: stockKey(line.product_id, zone),
         reservations: { $elemMatch: { order_id: orderId, qty: line.qty } },
         'settled.order_id': { $ne: orderId },
       },
-      { ...change, $pull: { reservations: { order_id: orderId } } },
-    );
-    if (res.modifiedCount === 1) return true;
-    await this.remember(_id, orderId, 'committed', now);
-    return false;
+      update: { ...change, $pull: { reservations: { order_id: orderId } } } as UpdateFilter<StockDoc>,
+    };
   }
 
   /**
@@ -207,6 +305,7 @@ export class StockRepository {
       },
       change,
     );
+    this.activity.changed();
     return res.modifiedCount === 1;
   }
 
@@ -224,9 +323,16 @@ export class StockRepository {
 
   /** Remembers an order as settled on a document that holds nothing for it (once). */
   private async remember(_id: string, orderId: string, as: SettledAs, at: Date): Promise<void> {
-    await this.coll.updateOne({ _id, 'settled.order_id': { $ne: orderId } }, {
-      $push: { settled: this.mark(orderId, as, at) },
-    } as UpdateFilter<StockDoc>);
+    const { filter, update } = this.rememberOp(_id, orderId, as, at);
+    await this.coll.updateOne(filter, update);
+  }
+
+  /** The settled memory alone, guarded by itself: written once, and never after a write that settled the line. */
+  private rememberOp(_id: string, orderId: string, as: SettledAs, at: Date): UpdateOp {
+    return {
+      filter: { _id, 'settled.order_id': { $ne: orderId } },
+      update: { $push: { settled: this.mark(orderId, as, at) } } as UpdateFilter<StockDoc>,
+    };
   }
 
   /**
@@ -304,6 +410,7 @@ export class StockRepository {
           { upsert: true, returnDocument: 'after' },
         );
         if (!doc) throw new Error(`restock of ${_id} returned no document`);
+        this.activity.changed();
         return { kind: 'restocked', doc };
       } catch (e) {
         // The document exists and matched nothing (the key is remembered there), or two first
@@ -360,6 +467,7 @@ export class StockRepository {
       };
       try {
         await this.coll.insertOne(fresh);
+        this.activity.changed();
         return fresh;
       } catch (e) {
         if (e instanceof MongoServerError && e.code === 11000) return { stale: await this.versionOf(_id) };
@@ -374,6 +482,7 @@ export class StockRepository {
       ]),
       { returnDocument: 'after' },
     );
+    if (updated) this.activity.changed();
     return updated ?? { stale: await this.versionOf(_id) };
   }
 
@@ -449,13 +558,25 @@ export class StockRepository {
     } as UpdateFilter<StockDoc>;
   }
 
-  /** Stores a StockLevelChanged for a level that has not moved since it was read. */
-  async publishLevel(doc: Pick<StockDoc, '_id' | 'version'>, message: OutgoingMessage): Promise<boolean> {
-    const res = await this.coll.updateOne({ _id: doc._id, version: doc.version, level_dirty: true }, {
-      $unset: { level_dirty: '' },
-      ...outboxPush([message]),
-    } as UpdateFilter<StockDoc>);
-    return res.modifiedCount === 1;
+  /**
+   * Stores a StockLevelChanged in each document whose level has not moved since it was read (guard:
+   * the version read, still dirty), in one unordered bulkWrite; returns how many were stored. A
+   * document that moved stays dirty and is published by a later pass with its newer level.
+   */
+  async publishLevels(
+    levels: readonly { readonly doc: Pick<StockDoc, '_id' | 'version'>; readonly message: OutgoingMessage }[],
+  ): Promise<number> {
+    if (levels.length === 0) return 0;
+    const res = await this.coll.bulkWrite(
+      levels.map(({ doc, message }) => ({
+        updateOne: {
+          filter: { _id: doc._id, version: doc.version, level_dirty: true },
+          update: { $unset: { level_dirty: '' }, ...outboxPush([message]) } as UpdateFilter<StockDoc>,
+        },
+      })),
+      { ordered: false },
+    );
+    return res.modifiedCount;
   }
 
   dirtyLevels(limit: number): Promise<StockDoc[]> {
@@ -467,6 +588,23 @@ export class StockRepository {
       .limit(limit)
       .toArray();
   }
+}
+
+/**
+ * Why a hold missed, from the primary read of its document (projected to this order's hold and
+ * memory); undefined when nothing explains it (the stock came back meanwhile: try again).
+ */
+function whyMissed(
+  doc: (Pick<StockDoc, 'available'> & Partial<Pick<StockDoc, 'reservations' | 'settled'>>) | undefined,
+  line: Line,
+  orderId: string,
+): HoldOutcome | undefined {
+  if (!doc) return { held: false, available: 0, unknown: true };
+  if ((doc.reservations ?? []).some((h) => h.order_id === orderId)) return { held: true }; // an earlier attempt held it
+  const settled = settledOf(doc, orderId);
+  if (settled) return { held: false, settled };
+  if (doc.available < line.qty) return { held: false, available: doc.available, unknown: false };
+  return undefined;
 }
 
 function entry(
