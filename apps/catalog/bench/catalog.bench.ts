@@ -28,7 +28,7 @@ import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { kafkaSaslOf, loadConfig } from '@mw/platform';
 import { loadInfraEnv, serviceToken, uniqueName } from '@mw/testing';
 import { CategoriesRepository } from '../src/categories/categories.repository';
-import { catalogConfigSchema } from '../src/config';
+import { catalogConfigSchema, projectorConcurrency } from '../src/config';
 import { demoProducts, DEMO_TREE, DemoCategory } from '../src/demo/demo-data';
 import { ListingRepository } from '../src/listing/listing.repository';
 import { ListingService } from '../src/listing/listing.service';
@@ -290,8 +290,9 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
     const r = {
       burst_events: BURST,
       topic_partitions: config.KAFKA_TOPIC_PARTITIONS,
-      partitions_consumed_concurrently: config.PROJECTOR_PARTITIONS_CONCURRENTLY,
-      writes_per_event: '1 products_by_id + 1 row per ancestor (3 levels)',
+      partitions_consumed_concurrently: projectorConcurrency(config),
+      writes_per_event:
+        '1 products_by_id + 1 row per ancestor (3 levels) + 1 product_versions; a fetched batch goes as unlogged batches, one per Cassandra partition',
       publish_s: round(publishedS),
       applied_s: round(appliedS),
       events_per_s: Math.round(BURST / appliedS),

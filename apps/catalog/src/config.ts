@@ -32,7 +32,8 @@ export const catalogConfigSchema = baseConfigSchema.extend({
   PROJECTOR_GROUP_ID: z.string().min(1).default('catalog-projector'),
   /** Where a new projector group starts: earliest replays the whole topic (a rebuild from the log). */
   PROJECTOR_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),
-  PROJECTOR_PARTITIONS_CONCURRENTLY: env.int(3, 1, 64),
+  /** Partitions the projector consumes at once; unset: every partition of the topic (KAFKA_TOPIC_PARTITIONS). */
+  PROJECTOR_PARTITIONS_CONCURRENTLY: z.coerce.number().int().min(1).max(64).optional(),
   /** Topic carrying catalog.products.v1 messages; only the benchmark points it elsewhere. */
   PROJECTOR_TOPIC: z
     .string()
@@ -40,5 +41,9 @@ export const catalogConfigSchema = baseConfigSchema.extend({
     .default('catalog.products.v1'),
 });
 export type CatalogConfig = z.infer<typeof catalogConfigSchema>;
+
+/** Partitions the projector consumes at once: PROJECTOR_PARTITIONS_CONCURRENTLY, by default every partition of the topic. */
+export const projectorConcurrency = (c: CatalogConfig): number =>
+  c.PROJECTOR_PARTITIONS_CONCURRENTLY ?? c.KAFKA_TOPIC_PARTITIONS;
 
 export const loadCatalogConfig = (): Readonly<CatalogConfig> => loadConfig(catalogConfigSchema);

@@ -232,3 +232,40 @@ export function productRow(s: SnapshotLike): ProductRow {
     updated_at: new Date(s.updated_at),
   };
 }
+
+export interface BatchDecisions<E extends ProductEvent> {
+  /** Plans to write, in the order of their events. */
+  readonly plans: readonly { readonly event: E; readonly plan: ProjectionPlan }[];
+  readonly skipped: readonly { readonly event: E; readonly reason: 'duplicate' | 'stale' | 'after-delete' }[];
+  /** Per product, the newest version the batch applies: written after every row of every plan. */
+  readonly seen: readonly SeenVersion[];
+}
+
+/**
+ * The decisions for a batch of events, the same as applying them one at a time: each event is
+ * decided against what the events before it in the batch made of the product (starting from
+ * what was applied before the batch, `seen`), so a duplicate or an older version inside one
+ * batch is refused, and a later event removes the rows of an earlier one's listing.
+ */
+export function decideBatch<E extends ProductEvent>(
+  events: readonly E[],
+  buckets: number,
+  seen: ReadonlyMap<string, SeenVersion>,
+): BatchDecisions<E> {
+  const current = new Map(seen);
+  const applied = new Map<string, SeenVersion>();
+  const plans: { event: E; plan: ProjectionPlan }[] = [];
+  const skipped: { event: E; reason: 'duplicate' | 'stale' | 'after-delete' }[] = [];
+  for (const event of events) {
+    const id = event.payload.product_id;
+    const d = decide(event, buckets, current.get(id) ?? null);
+    if (!d.apply) {
+      skipped.push({ event, reason: d.reason });
+      continue;
+    }
+    plans.push({ event, plan: d.plan });
+    current.set(id, d.plan.seen);
+    applied.set(id, d.plan.seen);
+  }
+  return { plans, skipped, seen: [...applied.values()] };
+}
