@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   try {
     const { categoryIds, products } = await seed(db);
     process.stdout.write(`seeded ${products.length} products in ${categoryIds.length} categories\n`);
-    await rebuild(db, cassandra, config.CATALOG_LISTING_BUCKETS);
+    await rebuild(db, cassandra, config.CATALOG_LISTING_PERIOD_DAYS);
     const listing = new ListingService(
       new ListingRepository(cassandra),
       new CategoriesRepository(db),
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
         products: products.length,
         categories: categoryIds.length,
         hot_category: 'Электроника (half of the reads)',
-        listing_buckets: config.CATALOG_LISTING_BUCKETS,
+        listing_period_days: config.CATALOG_LISTING_PERIOD_DAYS,
       },
       listing_first_page_20: {
         concurrency: CONCURRENCY,

@@ -25,7 +25,7 @@ export async function loadSources(db: Db): Promise<Map<string, SourceProduct>> {
 export async function diffAll(
   db: Db,
   cassandra: Client,
-  buckets: number,
+  periodDays: number,
 ): Promise<{ sources: Map<string, SourceProduct>; mismatches: Mismatch[]; rows: ProductRow[] }> {
   const sources = await loadSources(db);
   const listing = new ListingRepository(cassandra);
@@ -37,7 +37,7 @@ export async function diffAll(
     mismatches.push(...diffProduct(sources.get(id), byId.get(id), id));
   const listingRows = [];
   for await (const r of listing.allRows()) listingRows.push(r);
-  mismatches.push(...diffRows(sources, listingRows, buckets));
+  mismatches.push(...diffRows(sources, listingRows, periodDays));
   return { sources, mismatches, rows };
 }
 
@@ -48,7 +48,7 @@ export async function diffAll(
 export async function rebuild(
   db: Db,
   cassandra: Client,
-  buckets: number,
+  periodDays: number,
   concurrency = 16,
 ): Promise<{ written: number; removed: number }> {
   const repo = new ReadModelRepository(cassandra);
@@ -70,15 +70,15 @@ export async function rebuild(
                     created_at: s.created_at,
                   },
                 },
-                buckets,
+                periodDays,
               )
-            : planFor({ type: 'ProductUpdated', payload: s }, buckets),
+            : planFor({ type: 'ProductUpdated', payload: s }, periodDays),
         ),
       ),
     );
     written += Math.min(concurrency, list.length - i);
   }
-  const { mismatches } = await diffAll(db, cassandra, buckets);
+  const { mismatches } = await diffAll(db, cassandra, periodDays);
   let removed = 0;
   for (const m of mismatches) {
     if (m.kind === 'extra-row') {

@@ -19,8 +19,11 @@ export const catalogConfigSchema = baseConfigSchema.extend({
     .default('catalog_read'),
   CASSANDRA_REPLICATION_FACTOR: env.int(1, 1, 9),
   KAFKA_GROUP_ID: z.string().min(1).default('catalog'),
-  /** Buckets per category partition of products_by_category (ADR 0032). Changing it needs a rebuild. */
-  CATALOG_LISTING_BUCKETS: env.int(8, 1, 64),
+  /**
+   * Days of creation time per products_by_category partition (ADR 0032 "Time-bucketed partitions"):
+   * a first page is one partition read while a period holds a page. Changing it needs a rebuild.
+   */
+  CATALOG_LISTING_PERIOD_DAYS: env.int(30, 1, 3650),
   /** The API relays its outbox to Kafka (one relay holds the lease at a time). */
   CATALOG_OUTBOX_RELAY: env.bool(true),
   /** A category mover holds the tree's move slot this long without renewing it; then the sweep resumes its move. */

@@ -239,7 +239,7 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
     try {
       const projector = new ProjectorService(
         new ReadModelRepository(client),
-        s.config.CATALOG_LISTING_BUCKETS,
+        s.config.CATALOG_LISTING_PERIOD_DAYS,
       );
       if (how === 'one-by-one') for (const e of events) await projector.apply(e);
       else if (how === 'batch') await projector.applyAll(events);

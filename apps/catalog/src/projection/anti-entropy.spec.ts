@@ -1,5 +1,5 @@
 import { diffProduct, diffRows, expectedRows, SourceProduct } from './anti-entropy';
-import { bucketOf, ListingRow, productRow } from './read-model';
+import { ListingRow, periodOf, productRow } from './read-model';
 
 const src: SourceProduct = {
   product_id: '65f0000000000000000000a1',
@@ -16,7 +16,7 @@ const src: SourceProduct = {
 };
 const row = (category_id: string, version = 3): ListingRow => ({
   category_id,
-  bucket: bucketOf(src.product_id, 8),
+  bucket: periodOf(new Date(src.created_at), 8),
   created_at: new Date(src.created_at),
   product_id: src.product_id,
   name: 'TV',

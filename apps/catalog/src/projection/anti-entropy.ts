@@ -1,4 +1,4 @@
-import { bucketOf, CategoryRow, ListingRow, ProductRow, SnapshotLike, writeTimestamp } from './read-model';
+import { periodOf, CategoryRow, ListingRow, ProductRow, SnapshotLike, writeTimestamp } from './read-model';
 
 /**
  * Application-level anti-entropy (seed 003): what the read side should hold for the write
@@ -46,10 +46,10 @@ export function diffProduct(
 }
 
 /** Listing rows that should exist for live products (the fan-out over ancestors). */
-export function expectedRows(src: SourceProduct, buckets: number): CategoryRow[] {
+export function expectedRows(src: SourceProduct, periodDays: number): CategoryRow[] {
   if (src.deleted) return [];
   const created_at = new Date(src.created_at);
-  const bucket = bucketOf(src.product_id, buckets);
+  const bucket = periodOf(created_at, periodDays);
   return src.ancestors.map((category_id) => ({
     category_id,
     bucket,
@@ -61,12 +61,12 @@ export function expectedRows(src: SourceProduct, buckets: number): CategoryRow[]
 export function diffRows(
   sources: ReadonlyMap<string, SourceProduct>,
   actual: readonly ListingRow[],
-  buckets: number,
+  periodDays: number,
 ): Mismatch[] {
   const out: Mismatch[] = [];
   const found = new Map(actual.map((r) => [rowKey(r), r]));
   for (const src of sources.values()) {
-    for (const key of expectedRows(src, buckets)) {
+    for (const key of expectedRows(src, periodDays)) {
       const r = found.get(rowKey(key));
       if (!r)
         out.push({

@@ -12,12 +12,12 @@ type ProductEnvelope = EnvelopeOf<'catalog.products.v1'>;
 export class ProjectorService {
   constructor(
     private readonly repo: ReadModelRepository,
-    private readonly buckets: number,
+    private readonly periodDays: number,
     private readonly metrics?: ProjectionMetrics,
   ) {}
 
   async apply(e: ProductEnvelope): Promise<void> {
-    const decision = decide(e, this.buckets, await this.repo.seen(e.payload.product_id));
+    const decision = decide(e, this.periodDays, await this.repo.seen(e.payload.product_id));
     if (!decision.apply) {
       this.metrics?.skip(e.type, decision.reason);
       return;
@@ -41,7 +41,7 @@ export class ProjectorService {
         if (v) seen.set(id, v);
       }),
     );
-    const batch = decideBatch(events, this.buckets, seen);
+    const batch = decideBatch(events, this.periodDays, seen);
     if (batch.plans.length > 0)
       await this.repo.applyAll(
         batch.plans.map((p) => p.plan),

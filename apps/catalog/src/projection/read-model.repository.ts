@@ -26,6 +26,7 @@ const UPSERT_ROW = `INSERT INTO products_by_category (category_id, bucket, creat
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`;
 const DELETE_ROW =
   'DELETE FROM products_by_category USING TIMESTAMP ? WHERE category_id = ? AND bucket = ? AND created_at = ? AND product_id = ?';
+const ADD_PERIOD = 'INSERT INTO category_periods (category_id, period) VALUES (?, ?) USING TIMESTAMP ?';
 const UPSERT_SEEN = `INSERT INTO product_versions (product_id, version, deleted, ancestors, created_at)
        VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?`;
 
@@ -51,6 +52,7 @@ export class ReadModelRepository {
   async applyAll(plans: readonly ProjectionPlan[], seen: readonly SeenVersion[]): Promise<void> {
     const rows: Write[] = [];
     for (const plan of plans) rows.push(...planWrites(plan));
+    rows.push(...periodWrites(plans));
     await this.writeGrouped(rows);
     // Last: a crash before this line leaves the versions unseen, so the events are applied again.
     await this.writeGrouped(
@@ -180,3 +182,19 @@ function planWrites(plan: ProjectionPlan): Write[] {
 }
 
 const categoryPartition = (r: CategoryRow): string => `c/${r.category_id}/${r.bucket}`;
+
+/** One period-index entry per (category, period) the plans list a product in, before its rows are read. */
+function periodWrites(plans: readonly ProjectionPlan[]): Write[] {
+  const out = new Map<string, Write>();
+  for (const plan of plans)
+    for (const r of plan.upsertRows) {
+      const key = categoryPartition(r);
+      if (!out.has(key))
+        out.set(key, {
+          partition: `cp/${r.category_id}`,
+          query: ADD_PERIOD,
+          params: [r.category_id, r.bucket, tsOf(plan.timestamp)],
+        });
+    }
+  return [...out.values()];
+}

@@ -1,8 +1,8 @@
 import {
-  bucketOf,
   decide,
   decideBatch,
   planFor,
+  periodOf,
   ProductEvent,
   SeenVersion,
   SnapshotLike,
@@ -30,13 +30,16 @@ describe('read-model projection rules', () => {
     expect(writeTimestamp(t, 1)).toBe(1767225600000001n);
   });
 
-  it('buckets are stable and spread ids over all buckets', () => {
-    expect(bucketOf(snap.product_id, 8)).toBe(bucketOf(snap.product_id, 8));
-    const seen = new Set(
-      Array.from({ length: 200 }, (_, i) => bucketOf(i.toString(16).padStart(24, '0'), 8)),
-    );
-    expect(seen.size).toBe(8);
-    expect(bucketOf(snap.product_id, 1)).toBe(0);
+  it('periods are whole periods of creation time since the epoch, newer never smaller', () => {
+    const day = 86_400_000;
+    expect(periodOf(new Date(0), 30)).toBe(0);
+    expect(periodOf(new Date(30 * day - 1), 30)).toBe(0);
+    expect(periodOf(new Date(30 * day), 30)).toBe(1);
+    expect(periodOf(new Date('2026-01-01T00:00:00Z'), 30)).toBe(Math.floor(20454 / 30));
+    expect(periodOf(new Date('2026-01-01T00:00:00Z'), 1)).toBe(20454);
+    const times = Array.from({ length: 50 }, (_, i) => new Date(Date.UTC(2026, 0, 1) + i * 7 * day + i));
+    const periods = times.map((t) => periodOf(t, 30));
+    expect(periods).toEqual([...periods].sort((a, b) => a - b));
   });
 
   it('a created product is written to products_by_id and fanned out to its category and every ancestor', () => {
