@@ -1,6 +1,7 @@
 import { Client, types } from 'cassandra-driver';
 import { Db } from 'mongodb';
 import {
+  diffPeriods,
   diffProduct,
   diffRows,
   Mismatch,
@@ -21,7 +22,7 @@ export async function loadSources(db: Db): Promise<Map<string, SourceProduct>> {
   return out;
 }
 
-/** Diff of MongoDB against Cassandra: products_by_id and products_by_category. */
+/** Diff of MongoDB against Cassandra: products_by_id, products_by_category and its period index. */
 export async function diffAll(
   db: Db,
   cassandra: Client,
@@ -38,6 +39,9 @@ export async function diffAll(
   const listingRows = [];
   for await (const r of listing.allRows()) listingRows.push(r);
   mismatches.push(...diffRows(sources, listingRows, periodDays));
+  const periods = [];
+  for await (const p of listing.allPeriods()) periods.push(p);
+  mismatches.push(...diffPeriods(sources, periods, periodDays));
   return { sources, mismatches, rows };
 }
 

@@ -76,6 +76,16 @@ export class ListingRepository {
     }
   }
 
+  /** Every period-index entry (verify): paged through the driver. */
+  async *allPeriods(): AsyncGenerator<{ category_id: string; period: number }> {
+    const it = this.client.stream('SELECT category_id, period FROM category_periods', [], {
+      prepare: true,
+      fetchSize: 1000,
+    }) as unknown as AsyncIterable<types.Row>;
+    for await (const r of it)
+      yield { category_id: r['category_id'] as string, period: r['period'] as number };
+  }
+
   /** Every listing row (verify): paged through the driver. */
   async *allRows(): AsyncGenerator<ListingRow> {
     const it = this.client.stream(

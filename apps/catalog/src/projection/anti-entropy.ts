@@ -21,7 +21,14 @@ export type Mismatch =
       readonly category_id: string;
       readonly detail: string;
     }
-  | { readonly kind: 'extra-row'; readonly row: CategoryRow; readonly product_id: string };
+  | { readonly kind: 'extra-row'; readonly row: CategoryRow; readonly product_id: string }
+  /** A period holding rows of the category that category_periods does not list: the listing never reads them. */
+  | {
+      readonly kind: 'missing-period';
+      readonly product_id: string;
+      readonly category_id: string;
+      readonly period: number;
+    };
 
 const rowKey = (r: CategoryRow): string =>
   `${r.category_id}|${r.bucket}|${r.created_at.getTime()}|${r.product_id}`;
@@ -88,6 +95,28 @@ export function diffRows(
   }
   for (const r of found.values()) out.push({ kind: 'extra-row', row: r, product_id: r.product_id });
   return out;
+}
+
+/** Periods live products are listed in that the category's period index lacks (one mismatch per period). */
+export function diffPeriods(
+  sources: ReadonlyMap<string, SourceProduct>,
+  indexed: readonly { readonly category_id: string; readonly period: number }[],
+  periodDays: number,
+): Mismatch[] {
+  const have = new Set(indexed.map((p) => `${p.category_id}|${p.period}`));
+  const out = new Map<string, Mismatch>();
+  for (const src of sources.values())
+    for (const r of expectedRows(src, periodDays)) {
+      const key = `${r.category_id}|${r.bucket}`;
+      if (!have.has(key) && !out.has(key))
+        out.set(key, {
+          kind: 'missing-period',
+          product_id: src.product_id,
+          category_id: r.category_id,
+          period: r.bucket,
+        });
+    }
+  return [...out.values()];
 }
 
 /** Timestamp for deleting an extra row: above anything written for the product's known version. */

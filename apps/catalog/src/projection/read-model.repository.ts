@@ -26,7 +26,11 @@ const UPSERT_ROW = `INSERT INTO products_by_category (category_id, bucket, creat
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`;
 const DELETE_ROW =
   'DELETE FROM products_by_category USING TIMESTAMP ? WHERE category_id = ? AND bucket = ? AND created_at = ? AND product_id = ?';
-const ADD_PERIOD = 'INSERT INTO category_periods (category_id, period) VALUES (?, ?) USING TIMESTAMP ?';
+/**
+ * No USING TIMESTAMP: an entry is only ever added and carries no data, so the write time of now
+ * is right — and a rebuild restores an entry someone deleted by hand.
+ */
+const ADD_PERIOD = 'INSERT INTO category_periods (category_id, period) VALUES (?, ?)';
 const UPSERT_SEEN = `INSERT INTO product_versions (product_id, version, deleted, ancestors, created_at)
        VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?`;
 
@@ -193,7 +197,7 @@ function periodWrites(plans: readonly ProjectionPlan[]): Write[] {
         out.set(key, {
           partition: `cp/${r.category_id}`,
           query: ADD_PERIOD,
-          params: [r.category_id, r.bucket, tsOf(plan.timestamp)],
+          params: [r.category_id, r.bucket],
         });
     }
   return [...out.values()];
