@@ -5,9 +5,8 @@ import { Client } from 'cassandra-driver';
 import pino from 'pino';
 import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
-import { connectCassandra } from '@mw/persistence';
 import { kafkaSaslEnv, testEnv, uniqueName, waitFor } from '@mw/testing';
-import { readModelSchema } from './cassandra-schema';
+import { connectReadModelKeyspace } from '../test/read-model-keyspace';
 
 const ROOT = join(__dirname, '../../../..');
 const BUNDLE = join(ROOT, 'dist/apps/catalog-projector/main.js');
@@ -79,13 +78,7 @@ describe('projector SIGKILLed mid-burst', () => {
       env: { ...process.env, NX_DAEMON: 'false' },
     });
     await ensureTopics(kafka, [topic], 3);
-    cass = await connectCassandra({
-      contactPoints: env.cassandraContactPoints,
-      localDataCenter: env.cassandraDatacenter,
-      keyspace,
-      replication: { class: 'SimpleStrategy', replication_factor: 1 },
-      schema: readModelSchema,
-    });
+    cass = await connectReadModelKeyspace(keyspace);
   }, 600_000);
 
   afterAll(async () => {
