@@ -1,16 +1,21 @@
 /**
  * npm run bench:catalog — bounded (≈ 2–3 minutes) on the real servers:
- *  1. "New in category" first page: Cassandra (bucketed products_by_category, 8 parallel bucket
- *     reads merged) vs the equivalent MongoDB search (ancestors multikey + created_at, on the
- *     replica set's secondaries) through the service's repository, and the same find by a bare
- *     driver loop (the limit beside it), at a fixed concurrency for a fixed time; req/s, p50, p99.
- *  2. Projector: the built projector bundle (its own process) consumes a burst of 10,000
+ *  1. "New in category" first page: Cassandra (products_by_category) vs the equivalent MongoDB
+ *     search (ancestors multikey + created_at, on the replica set's secondaries) through the
+ *     service's repository, and the same find by a bare driver loop (the limit beside it), at a
+ *     fixed concurrency for a fixed time; req/s, p50, p99 of the requests that answered with rows
+ *     (failed and empty ones are counted apart: bench/load.ts).
+ *  2. Projector: the built projector bundle (its own process) consumes a burst of
  *     ProductPriceChanged events; events/s and lag p99 (occurred_at → applied, from /metrics).
  * Uses its own MongoDB database, Cassandra keyspace and topic; drops them afterwards.
- * Writes apps/catalog/bench/results.json. No Nest DI here (tsx): services are built by hand.
+ * Run on its own it takes the local servers' variables from `npm run infra:env`.
+ *
+ *   npm run bench:catalog                                  full size → apps/catalog/bench/results.json
+ *   npm run bench:catalog -- --seconds=3 --burst=500 --out=/tmp/catalog-bench.json   a check run
+ * No Nest DI here (tsx): services are built by hand.
  */
 import { execSync, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,9 +26,9 @@ import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
 import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { kafkaSaslOf, loadConfig } from '@mw/platform';
-import { serviceToken, uniqueName } from '@mw/testing';
+import { loadInfraEnv, serviceToken, uniqueName } from '@mw/testing';
 import { CategoriesRepository } from '../src/categories/categories.repository';
-import { catalogConfigSchema } from '../src/config';
+import { catalogConfigSchema, projectorConcurrency } from '../src/config';
 import { demoProducts, DEMO_TREE, DemoCategory } from '../src/demo/demo-data';
 import { ListingRepository } from '../src/listing/listing.repository';
 import { ListingService } from '../src/listing/listing.service';
@@ -37,13 +42,27 @@ import { SearchRepository, toDriver } from '../src/search/search.repository';
 import { ensureCatalogSchema } from '../src/shared/catalog-db';
 import { cassandraOptions } from '../src/shared/cassandra-options';
 import { rebuild } from '../scripts/read-model-sync';
+import { LoadResult, runLoad } from './load';
 
 const ROOT = join(__dirname, '../../..');
 const CONCURRENCY = 16;
-const DURATION_MS = 15_000;
 const PRODUCTS = 2400;
-const BURST = 10_000;
 
+/** `--name=value` of the command line, or the full-size default. */
+function flag(name: string, fallback: number): number {
+  const raw = process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+const DURATION_MS = flag('seconds', 15) * 1000;
+const BURST = flag('burst', 10_000);
+/** A check run writes elsewhere so the committed full-size figures are not overwritten. */
+const OUT =
+  process.argv.find((a) => a.startsWith('--out='))?.slice('--out='.length) ?? join(__dirname, 'results.json');
+
+loadInfraEnv(ROOT);
 // a uniqueName token: the run's names are dropped with the benchmarks' ledger, a crashed run's by the sweep
 const suffix = uniqueName('b').toLowerCase();
 const config = loadConfig(catalogConfigSchema, {
@@ -66,7 +85,7 @@ async function main(): Promise<void> {
   try {
     const { categoryIds, products } = await seed(db);
     process.stdout.write(`seeded ${products.length} products in ${categoryIds.length} categories\n`);
-    await rebuild(db, cassandra, config.CATALOG_LISTING_BUCKETS);
+    await rebuild(db, cassandra, config.CATALOG_LISTING_PERIOD_DAYS);
     const listing = new ListingService(
       new ListingRepository(cassandra),
       new CategoriesRepository(db),
@@ -112,7 +131,7 @@ async function main(): Promise<void> {
     });
     const projector = await projectorBurst(products, cassandra);
     const results = {
-      command: 'npm run bench:catalog',
+      command: ['npm run bench:catalog', ...process.argv.slice(2)].join(' '),
       date: new Date().toISOString(),
       machine: {
         cpus: cpus().length,
@@ -125,7 +144,7 @@ async function main(): Promise<void> {
         products: products.length,
         categories: categoryIds.length,
         hot_category: 'Электроника (half of the reads)',
-        listing_buckets: config.CATALOG_LISTING_BUCKETS,
+        listing_period_days: config.CATALOG_LISTING_PERIOD_DAYS,
       },
       listing_first_page_20: {
         concurrency: CONCURRENCY,
@@ -138,7 +157,7 @@ async function main(): Promise<void> {
       projector,
       note: 'Shared 2-core VM with other JVMs and test runs in parallel: absolute numbers are noisy; compare within one run.',
     };
-    writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   } finally {
     await db.dropDatabase().catch(() => undefined);
@@ -183,72 +202,8 @@ async function seed(db: import('mongodb').Db): Promise<{ categoryIds: string[]; 
   return { categoryIds: [...bySlug.values()], products };
 }
 
-interface LoadResult {
-  unloaded_p50_ms: number;
-  /** Requests that answered with rows: the only ones counted in req_per_s and the latencies. */
-  requests: number;
-  req_per_s: number;
-  p50_ms: number;
-  p99_ms: number;
-  /** Requests that failed (threw): counted apart, never as throughput. */
-  errors: number;
-  /** Requests that answered with no rows (a listing or search that found nothing measures nothing). */
-  empty: number;
-}
-
-/**
- * `op` returns how many rows a request got. Only requests that answered with rows count toward
- * the rate and the latencies; failures and empty answers are counted separately, so a broken or
- * empty read side cannot look fast.
- */
 async function load(name: string, op: (i: number) => Promise<number>): Promise<LoadResult> {
-  // Warm-up (prepared statements, caches, JIT), also the unloaded latency: one request at a time.
-  const unloaded: number[] = [];
-  for (let i = 0; i < 10; i++) {
-    const t = performance.now();
-    if ((await op(i)) > 0) unloaded.push(performance.now() - t);
-  }
-  if (unloaded.length === 0) throw new Error(`${name}: every warm-up request came back empty`);
-  unloaded.sort((a, b) => a - b);
-  const latencies: number[] = [];
-  let errors = 0;
-  let empty = 0;
-  let next = 0;
-  const start = performance.now();
-  const end = start + DURATION_MS;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const i = next++;
-        const t = performance.now();
-        let rows: number;
-        try {
-          rows = await op(i);
-        } catch {
-          errors++;
-          continue;
-        }
-        if (rows === 0) {
-          empty++;
-          continue;
-        }
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) =>
-    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 100) / 100;
-  const r = {
-    unloaded_p50_ms: Math.round(unloaded[Math.floor(unloaded.length / 2)]! * 100) / 100,
-    requests: latencies.length,
-    req_per_s: Math.round(latencies.length / elapsed),
-    p50_ms: q(0.5),
-    p99_ms: q(0.99),
-    errors,
-    empty,
-  };
+  const r = await runLoad(op, { concurrency: CONCURRENCY, durationMs: DURATION_MS, warmup: 10 });
   process.stdout.write(`${name}: ${JSON.stringify(r)}\n`);
   return r;
 }
@@ -256,8 +211,8 @@ async function load(name: string, op: (i: number) => Promise<number>): Promise<L
 /** Spawns the projector bundle on a bench topic, publishes the burst, watches /metrics. */
 async function projectorBurst(products: Product[], cassandra: Client): Promise<Record<string, unknown>> {
   const bundle = join(ROOT, 'dist/apps/catalog-projector/main.js');
-  if (!existsSync(bundle))
-    execSync('NX_DAEMON=false npx nx run catalog:build-projector', { cwd: ROOT, stdio: 'inherit' });
+  // Always through Nx: its cache makes this instant when the bundle is current; a stale bundle would measure old code.
+  execSync('NX_DAEMON=false npx nx run catalog:build-projector', { cwd: ROOT, stdio: 'inherit' });
   const topic = `catalog.products.v1.bench-${suffix}`;
   const kafka = createKafka({
     brokers: config.KAFKA_BROKERS,
@@ -335,8 +290,9 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
     const r = {
       burst_events: BURST,
       topic_partitions: config.KAFKA_TOPIC_PARTITIONS,
-      partitions_consumed_concurrently: config.PROJECTOR_PARTITIONS_CONCURRENTLY,
-      writes_per_event: '1 products_by_id + 1 row per ancestor (3 levels)',
+      partitions_consumed_concurrently: projectorConcurrency(config),
+      writes_per_event:
+        '1 products_by_id + 1 row per ancestor (3 levels) + 1 product_versions; a fetched batch goes as unlogged batches, one per Cassandra partition',
       publish_s: round(publishedS),
       applied_s: round(appliedS),
       events_per_s: Math.round(BURST / appliedS),

@@ -1,6 +1,7 @@
 import { Client, types } from 'cassandra-driver';
 import { Db } from 'mongodb';
 import {
+  diffPeriods,
   diffProduct,
   diffRows,
   Mismatch,
@@ -21,11 +22,11 @@ export async function loadSources(db: Db): Promise<Map<string, SourceProduct>> {
   return out;
 }
 
-/** Diff of MongoDB against Cassandra: products_by_id and products_by_category. */
+/** Diff of MongoDB against Cassandra: products_by_id, products_by_category and its period index. */
 export async function diffAll(
   db: Db,
   cassandra: Client,
-  buckets: number,
+  periodDays: number,
 ): Promise<{ sources: Map<string, SourceProduct>; mismatches: Mismatch[]; rows: ProductRow[] }> {
   const sources = await loadSources(db);
   const listing = new ListingRepository(cassandra);
@@ -37,7 +38,10 @@ export async function diffAll(
     mismatches.push(...diffProduct(sources.get(id), byId.get(id), id));
   const listingRows = [];
   for await (const r of listing.allRows()) listingRows.push(r);
-  mismatches.push(...diffRows(sources, listingRows, buckets));
+  mismatches.push(...diffRows(sources, listingRows, periodDays));
+  const periods = [];
+  for await (const p of listing.allPeriods()) periods.push(p);
+  mismatches.push(...diffPeriods(sources, periods, periodDays));
   return { sources, mismatches, rows };
 }
 
@@ -48,7 +52,7 @@ export async function diffAll(
 export async function rebuild(
   db: Db,
   cassandra: Client,
-  buckets: number,
+  periodDays: number,
   concurrency = 16,
 ): Promise<{ written: number; removed: number }> {
   const repo = new ReadModelRepository(cassandra);
@@ -70,15 +74,15 @@ export async function rebuild(
                     created_at: s.created_at,
                   },
                 },
-                buckets,
+                periodDays,
               )
-            : planFor({ type: 'ProductUpdated', payload: s }, buckets),
+            : planFor({ type: 'ProductUpdated', payload: s }, periodDays),
         ),
       ),
     );
     written += Math.min(concurrency, list.length - i);
   }
-  const { mismatches } = await diffAll(db, cassandra, buckets);
+  const { mismatches } = await diffAll(db, cassandra, periodDays);
   let removed = 0;
   for (const m of mismatches) {
     if (m.kind === 'extra-row') {

@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const ctx = await scriptContext('rebuild');
   try {
     const started = Date.now();
-    const r = await rebuild(ctx.db, await ctx.cassandra(), ctx.config.CATALOG_LISTING_BUCKETS);
+    const r = await rebuild(ctx.db, await ctx.cassandra(), ctx.config.CATALOG_LISTING_PERIOD_DAYS);
     process.stdout.write(
       `rebuilt ${ctx.config.CASSANDRA_KEYSPACE} from ${ctx.config.MONGO_DB}: ${r.written} products written, ${r.removed} stale rows removed in ${Date.now() - started} ms\n`,
     );

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     const { sources, mismatches, rows } = await diffAll(
       ctx.db,
       await ctx.cassandra(),
-      ctx.config.CATALOG_LISTING_BUCKETS,
+      ctx.config.CATALOG_LISTING_PERIOD_DAYS,
     );
     const counts = mismatches.reduce<Record<string, number>>(
       (acc, m) => ({ ...acc, [m.kind]: (acc[m.kind] ?? 0) + 1 }),

@@ -19,8 +19,11 @@ export const catalogConfigSchema = baseConfigSchema.extend({
     .default('catalog_read'),
   CASSANDRA_REPLICATION_FACTOR: env.int(1, 1, 9),
   KAFKA_GROUP_ID: z.string().min(1).default('catalog'),
-  /** Buckets per category partition of products_by_category (ADR 0032). Changing it needs a rebuild. */
-  CATALOG_LISTING_BUCKETS: env.int(8, 1, 64),
+  /**
+   * Days of creation time per products_by_category partition (ADR 0032 "Time-bucketed partitions"):
+   * a first page is one partition read while a period holds a page. Changing it needs a rebuild.
+   */
+  CATALOG_LISTING_PERIOD_DAYS: env.int(30, 1, 3650),
   /** The API relays its outbox to Kafka (one relay holds the lease at a time). */
   CATALOG_OUTBOX_RELAY: env.bool(true),
   /** A category mover holds the tree's move slot this long without renewing it; then the sweep resumes its move. */
@@ -32,7 +35,8 @@ export const catalogConfigSchema = baseConfigSchema.extend({
   PROJECTOR_GROUP_ID: z.string().min(1).default('catalog-projector'),
   /** Where a new projector group starts: earliest replays the whole topic (a rebuild from the log). */
   PROJECTOR_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),
-  PROJECTOR_PARTITIONS_CONCURRENTLY: env.int(3, 1, 64),
+  /** Partitions the projector consumes at once; unset: every partition of the topic (KAFKA_TOPIC_PARTITIONS). */
+  PROJECTOR_PARTITIONS_CONCURRENTLY: z.coerce.number().int().min(1).max(64).optional(),
   /** Topic carrying catalog.products.v1 messages; only the benchmark points it elsewhere. */
   PROJECTOR_TOPIC: z
     .string()
@@ -40,5 +44,9 @@ export const catalogConfigSchema = baseConfigSchema.extend({
     .default('catalog.products.v1'),
 });
 export type CatalogConfig = z.infer<typeof catalogConfigSchema>;
+
+/** Partitions the projector consumes at once: PROJECTOR_PARTITIONS_CONCURRENTLY, by default every partition of the topic. */
+export const projectorConcurrency = (c: CatalogConfig): number =>
+  c.PROJECTOR_PARTITIONS_CONCURRENTLY ?? c.KAFKA_TOPIC_PARTITIONS;
 
 export const loadCatalogConfig = (): Readonly<CatalogConfig> => loadConfig(catalogConfigSchema);

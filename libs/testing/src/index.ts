@@ -7,3 +7,4 @@ export * from './seeded-random';
 export * from './oidc';
 export * from './api-document';
 export * from './keycloak-users';
+export * from './infra-env';

@@ -55,6 +55,8 @@ export interface InfraConfig {
   readonly keycloakHeap: string;
   /** Cassandra datacenter name (SimpleSnitch always reports `datacenter1`). */
   readonly cassandraDatacenter: string;
+  /** How the local Cassandra syncs its commit log before acknowledging a write (CASSANDRA_COMMITLOG_SYNC). */
+  readonly cassandraCommitlogSync: CommitlogSync;
   /** Readiness timeout per server, milliseconds. */
   readonly startTimeoutMs: number;
   /**
@@ -123,6 +125,22 @@ export function parsePort(env: NodeJS.ProcessEnv, variable: string, fallback: nu
     throw new InfraError(`${variable} must be a TCP port number between 1 and 65535, got "${raw}"`);
   }
   return value;
+}
+
+/**
+ * Both acknowledge a write only after its commit-log entry is fsynced (ADR 0002 "Commit log"):
+ * `batch` (default) syncs as soon as writes are pending, writes arriving during a sync share the
+ * next one; `group` syncs every 15 ms, whatever is pending. `periodic` is refused: it acknowledges
+ * before the fsync.
+ */
+export type CommitlogSync = 'batch' | 'group';
+
+function parseCommitlogSync(env: NodeJS.ProcessEnv): CommitlogSync {
+  const raw = env['CASSANDRA_COMMITLOG_SYNC']?.trim() || 'batch';
+  if (raw !== 'batch' && raw !== 'group') {
+    throw new InfraError(`CASSANDRA_COMMITLOG_SYNC must be batch or group, got "${raw}"`);
+  }
+  return raw;
 }
 
 function parseHeap(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
@@ -249,6 +267,7 @@ export function loadConfig(
     cassandraHeap: parseHeap(env, 'CASSANDRA_HEAP', '1g'),
     keycloakHeap: parseHeap(env, 'KEYCLOAK_HEAP', '512m'),
     cassandraDatacenter: 'datacenter1',
+    cassandraCommitlogSync: parseCommitlogSync(env),
     startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
     externalServers: parseExternalServers(env),
   };

@@ -306,6 +306,31 @@ describe('cassandra configuration', () => {
     ]);
   });
 
+  it('acknowledges a write only after its commit-log fsync: batch by default, group (15 ms) on request, never periodic', () => {
+    const doc = parseYaml(yaml) as Record<string, unknown>;
+    expect(doc['commitlog_sync']).toBe('batch');
+    const group = parseYaml(
+      cassandraYaml({
+        host: '127.0.0.1',
+        nativePort: 1,
+        storagePort: 2,
+        sslStoragePort: 3,
+        dataDir: '/d',
+        commitlogSync: 'group',
+      }),
+    ) as Record<string, unknown>;
+    expect(group['commitlog_sync']).toBe('group');
+    expect(group['commitlog_sync_group_window']).toBe('15ms');
+    expect(loadConfig({}, { root: '/r', detectDocker: noDocker }).cassandraCommitlogSync).toBe('batch');
+    expect(
+      loadConfig({ CASSANDRA_COMMITLOG_SYNC: 'group' }, { root: '/r', detectDocker: noDocker })
+        .cassandraCommitlogSync,
+    ).toBe('group');
+    expect(() =>
+      loadConfig({ CASSANDRA_COMMITLOG_SYNC: 'periodic' }, { root: '/r', detectDocker: noDocker }),
+    ).toThrow(/CASSANDRA_COMMITLOG_SYNC must be batch or group/);
+  });
+
   it('writes logs to the log dir and stdout', () => {
     const xml = cassandraLogback();
     expect(xml).toContain('${cassandra.logdir}/system.log');

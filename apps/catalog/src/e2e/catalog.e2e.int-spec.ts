@@ -203,8 +203,31 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
     }
   });
 
-  /** Applies events to a fresh keyspace through the projector's own code and returns the rows. */
-  async function replay(events: EnvelopeOf<'catalog.products.v1'>[]): Promise<Rows> {
+  it('one batch holding every event twice, shuffled, converges to the same rows as applying them in order', async () => {
+    // What the projector's eachBatch hands applyAll: duplicates and versions out of order in one call.
+    const events = s.applied.filter((e) => e.payload.product_id === productId);
+    const beforeDeleteEvents = events.slice(0, -1);
+    for (const seed of [1, 2, 3]) {
+      expect(await replay(shuffle([...beforeDeleteEvents, ...beforeDeleteEvents], seed), 'batch')).toEqual(
+        beforeDelete,
+      );
+      expect(await replay(shuffle([...events, ...events], seed), 'batch')).toEqual({
+        byId: [],
+        byCategory: [],
+      });
+    }
+    // a batch after one event was applied alone: decided against the stored version
+    expect(await replay(shuffle([...beforeDeleteEvents], 4), 'first-alone-then-batch')).toEqual(beforeDelete);
+  });
+
+  /**
+   * Applies events to a fresh keyspace through the projector's own code and returns the rows:
+   * one at a time, as one batch (applyAll), or the first alone and the rest as one batch.
+   */
+  async function replay(
+    events: EnvelopeOf<'catalog.products.v1'>[],
+    how: 'one-by-one' | 'batch' | 'first-alone-then-batch' = 'one-by-one',
+  ): Promise<Rows> {
     const keyspace = uniqueName('replay').toLowerCase();
     const client = await connectCassandra({
       contactPoints: env.cassandraContactPoints,
@@ -216,9 +239,14 @@ describe('catalog end to end (MongoDB → outbox → Kafka → projector → Cas
     try {
       const projector = new ProjectorService(
         new ReadModelRepository(client),
-        s.config.CATALOG_LISTING_BUCKETS,
+        s.config.CATALOG_LISTING_PERIOD_DAYS,
       );
-      for (const e of events) await projector.apply(e);
+      if (how === 'one-by-one') for (const e of events) await projector.apply(e);
+      else if (how === 'batch') await projector.applyAll(events);
+      else {
+        await projector.apply(events[0]!);
+        await projector.applyAll(events.slice(1));
+      }
       return await rowsOf(client, productId);
     } finally {
       await client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);

@@ -81,6 +81,12 @@ export async function startStack(
     await apply(e);
     applied.push(e);
   };
+  // the consumer applies a fetched batch at once; a chunk that failed goes through apply above
+  const applyAll = service.applyAll.bind(service);
+  service.applyAll = async (events) => {
+    await applyAll(events);
+    applied.push(...events);
+  };
   await projector.app.get(ProjectorConsumer).ready;
   const catalog = await startService({
     name: 'catalog',

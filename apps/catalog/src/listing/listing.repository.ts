@@ -12,8 +12,18 @@ const num = (v: unknown): number | null =>
 export class ListingRepository {
   constructor(@Inject(CASSANDRA) private readonly client: Client) {}
 
-  /** One bucket of a category, newest first, strictly after `after`. */
-  async bucketPage(
+  /** The periods of a category holding rows, newest first (category_periods). */
+  async periods(categoryId: string): Promise<number[]> {
+    const rs = await this.client.execute(
+      'SELECT period FROM category_periods WHERE category_id = ?',
+      [categoryId],
+      { prepare: true, fetchSize: 5000 },
+    );
+    return rs.rows.map((r) => r['period'] as number);
+  }
+
+  /** One period's partition of a category, newest first, strictly after `after`. */
+  async periodPage(
     categoryId: string,
     bucket: number,
     limit: number,
@@ -64,6 +74,16 @@ export class ListingRepository {
     }) as unknown as AsyncIterable<types.Row>) {
       yield toProductRow(r);
     }
+  }
+
+  /** Every period-index entry (verify): paged through the driver. */
+  async *allPeriods(): AsyncGenerator<{ category_id: string; period: number }> {
+    const it = this.client.stream('SELECT category_id, period FROM category_periods', [], {
+      prepare: true,
+      fetchSize: 1000,
+    }) as unknown as AsyncIterable<types.Row>;
+    for await (const r of it)
+      yield { category_id: r['category_id'] as string, period: r['period'] as number };
   }
 
   /** Every listing row (verify): paged through the driver. */

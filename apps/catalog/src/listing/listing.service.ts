@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CategoriesRepository } from '../categories/categories.repository';
 import type { CatalogConfig } from '../config';
-import { ListingRow, ProductRow } from '../projection/read-model';
 import { CatalogErrors } from '../shared/errors';
 import { CATALOG_CONFIG } from '../shared/tokens';
-import { decodeListingCursor, encodeListingCursor, mergeNewest } from './listing';
+import { ListingRow, periodOf, ProductRow } from '../projection/read-model';
+import { decodeListingCursor, encodeListingCursor, ListingPosition, newestPage } from './listing';
 import { ListingRepository } from './listing.repository';
 
 export interface ListingPage {
@@ -13,13 +13,25 @@ export interface ListingPage {
   readonly next_cursor: string | null;
 }
 
+/**
+ * How long a category's list of periods is reused. A period that starts holding rows becomes
+ * visible within this; the partitions themselves are read every time.
+ */
+export const PERIODS_CACHE_MS = 2000;
+const MAX_CACHED_CATEGORIES = 10_000;
+
 /** The read side served from Cassandra. */
 @Injectable()
 export class ListingService {
+  private readonly periodsCache = new Map<
+    string,
+    { readonly periods: Promise<number[]>; readonly until: number }
+  >();
+
   constructor(
     private readonly repo: ListingRepository,
     private readonly categories: CategoriesRepository,
-    @Inject(CATALOG_CONFIG) private readonly config: Pick<CatalogConfig, 'CATALOG_LISTING_BUCKETS'>,
+    @Inject(CATALOG_CONFIG) private readonly config: Pick<CatalogConfig, 'CATALOG_LISTING_PERIOD_DAYS'>,
   ) {}
 
   async newestInCategory(slug: string, limit: number, cursor: string | undefined): Promise<ListingPage> {
@@ -31,19 +43,38 @@ export class ListingService {
     return { category: { id: category.id, slug: category.slug, name: category.name }, ...page };
   }
 
-  /** Reads limit+1 from every bucket in parallel, merges, cuts. */
+  /**
+   * The newest rows after `after`: in the common case one partition read (the newest period holds
+   * a page), the category's periods coming from a short-lived cache.
+   */
   async newest(
     categoryId: string,
     limit: number,
-    after: ReturnType<typeof decodeListingCursor>,
+    after: ListingPosition | null,
   ): Promise<{ items: ListingRow[]; next_cursor: string | null }> {
-    const buckets = Array.from({ length: this.config.CATALOG_LISTING_BUCKETS }, (_, b) => b);
-    const pages = await Promise.all(
-      buckets.map((b) => this.repo.bucketPage(categoryId, b, limit + 1, after)),
+    const { items, more } = await newestPage(
+      await this.periodsOf(categoryId),
+      (period, n, from) => this.repo.periodPage(categoryId, period, n, from),
+      limit,
+      after && {
+        position: after,
+        period: periodOf(after.created_at, this.config.CATALOG_LISTING_PERIOD_DAYS),
+      },
     );
-    const { items, more } = mergeNewest(pages, limit);
     const last = items[items.length - 1];
     return { items, next_cursor: more && last ? encodeListingCursor(last) : null };
+  }
+
+  private periodsOf(categoryId: string): Promise<number[]> {
+    const now = Date.now();
+    const hit = this.periodsCache.get(categoryId);
+    if (hit && hit.until > now) return hit.periods;
+    if (this.periodsCache.size >= MAX_CACHED_CATEGORIES) this.periodsCache.clear();
+    const periods = this.repo.periods(categoryId);
+    this.periodsCache.set(categoryId, { periods, until: now + PERIODS_CACHE_MS });
+    // a failed read is not cached
+    periods.catch(() => this.periodsCache.delete(categoryId));
+    return periods;
   }
 
   async card(id: string): Promise<ProductRow> {

@@ -1,5 +1,5 @@
-import { diffProduct, diffRows, expectedRows, SourceProduct } from './anti-entropy';
-import { bucketOf, ListingRow, productRow } from './read-model';
+import { diffPeriods, diffProduct, diffRows, expectedRows, SourceProduct } from './anti-entropy';
+import { ListingRow, periodOf, productRow } from './read-model';
 
 const src: SourceProduct = {
   product_id: '65f0000000000000000000a1',
@@ -16,7 +16,7 @@ const src: SourceProduct = {
 };
 const row = (category_id: string, version = 3): ListingRow => ({
   category_id,
-  bucket: bucketOf(src.product_id, 8),
+  bucket: periodOf(new Date(src.created_at), 8),
   created_at: new Date(src.created_at),
   product_id: src.product_id,
   name: 'TV',
@@ -48,5 +48,24 @@ describe('anti-entropy diff', () => {
     const gone = { ...src, deleted: true };
     expect(expectedRows(gone, 8)).toEqual([]);
     expect(diffProduct(gone, productRow(src), src.product_id)[0]?.kind).toBe('extra-product');
+  });
+
+  it('reports a period the live products are listed in that the period index lacks, once', () => {
+    const period = periodOf(new Date(src.created_at), 8);
+    const sources = new Map([[src.product_id, src]]);
+    expect(
+      diffPeriods(
+        sources,
+        [
+          { category_id: 'tv', period },
+          { category_id: 'oled', period },
+        ],
+        8,
+      ),
+    ).toEqual([]);
+    expect(diffPeriods(sources, [{ category_id: 'tv', period }], 8)).toEqual([
+      { kind: 'missing-period', product_id: src.product_id, category_id: 'oled', period },
+    ]);
+    expect(diffPeriods(new Map([[src.product_id, { ...src, deleted: true }]]), [], 8)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { bucketOf, CategoryRow, ListingRow, ProductRow, SnapshotLike, writeTimestamp } from './read-model';
+import { periodOf, CategoryRow, ListingRow, ProductRow, SnapshotLike, writeTimestamp } from './read-model';
 
 /**
  * Application-level anti-entropy (seed 003): what the read side should hold for the write
@@ -21,7 +21,14 @@ export type Mismatch =
       readonly category_id: string;
       readonly detail: string;
     }
-  | { readonly kind: 'extra-row'; readonly row: CategoryRow; readonly product_id: string };
+  | { readonly kind: 'extra-row'; readonly row: CategoryRow; readonly product_id: string }
+  /** A period holding rows of the category that category_periods does not list: the listing never reads them. */
+  | {
+      readonly kind: 'missing-period';
+      readonly product_id: string;
+      readonly category_id: string;
+      readonly period: number;
+    };
 
 const rowKey = (r: CategoryRow): string =>
   `${r.category_id}|${r.bucket}|${r.created_at.getTime()}|${r.product_id}`;
@@ -46,10 +53,10 @@ export function diffProduct(
 }
 
 /** Listing rows that should exist for live products (the fan-out over ancestors). */
-export function expectedRows(src: SourceProduct, buckets: number): CategoryRow[] {
+export function expectedRows(src: SourceProduct, periodDays: number): CategoryRow[] {
   if (src.deleted) return [];
   const created_at = new Date(src.created_at);
-  const bucket = bucketOf(src.product_id, buckets);
+  const bucket = periodOf(created_at, periodDays);
   return src.ancestors.map((category_id) => ({
     category_id,
     bucket,
@@ -61,12 +68,12 @@ export function expectedRows(src: SourceProduct, buckets: number): CategoryRow[]
 export function diffRows(
   sources: ReadonlyMap<string, SourceProduct>,
   actual: readonly ListingRow[],
-  buckets: number,
+  periodDays: number,
 ): Mismatch[] {
   const out: Mismatch[] = [];
   const found = new Map(actual.map((r) => [rowKey(r), r]));
   for (const src of sources.values()) {
-    for (const key of expectedRows(src, buckets)) {
+    for (const key of expectedRows(src, periodDays)) {
       const r = found.get(rowKey(key));
       if (!r)
         out.push({
@@ -88,6 +95,28 @@ export function diffRows(
   }
   for (const r of found.values()) out.push({ kind: 'extra-row', row: r, product_id: r.product_id });
   return out;
+}
+
+/** Periods live products are listed in that the category's period index lacks (one mismatch per period). */
+export function diffPeriods(
+  sources: ReadonlyMap<string, SourceProduct>,
+  indexed: readonly { readonly category_id: string; readonly period: number }[],
+  periodDays: number,
+): Mismatch[] {
+  const have = new Set(indexed.map((p) => `${p.category_id}|${p.period}`));
+  const out = new Map<string, Mismatch>();
+  for (const src of sources.values())
+    for (const r of expectedRows(src, periodDays)) {
+      const key = `${r.category_id}|${r.bucket}`;
+      if (!have.has(key) && !out.has(key))
+        out.set(key, {
+          kind: 'missing-period',
+          product_id: src.product_id,
+          category_id: r.category_id,
+          period: r.bucket,
+        });
+    }
+  return [...out.values()];
 }
 
 /** Timestamp for deleting an extra row: above anything written for the product's known version. */

@@ -37,7 +37,17 @@ export const readModelSchema: readonly string[] = [
     AND read_repair = 'BLOCKING'
     AND compaction = {'class': 'LeveledCompactionStrategy'}
     AND gc_grace_seconds = 864000
-    AND comment = 'New in category X (seed 003), bucketed against hot partitions (ADR 0032)'`,
+    AND comment = 'New in category X (seed 003); bucket = creation period, newest first (ADR 0032)'`,
+  // Which periods of a category hold rows, newest first: the listing reads the newest partition
+  // without probing empty periods. Entries are only added (a period emptied by deletes costs one
+  // empty read until a rebuild).
+  `CREATE TABLE IF NOT EXISTS category_periods (
+    category_id text,
+    period int,
+    PRIMARY KEY (category_id, period)
+  ) WITH CLUSTERING ORDER BY (period DESC)
+    AND compaction = {'class': 'LeveledCompactionStrategy'}
+    AND comment = 'Periods of products_by_category per category (ADR 0032)'`,
   // Never deleted and no TTL (ADR 0032 §6): it must outlive any event that can still arrive.
   `CREATE TABLE IF NOT EXISTS product_versions (
     product_id text PRIMARY KEY,

@@ -1,12 +1,11 @@
 import { Client } from 'cassandra-driver';
 import { createMessage, EnvelopeOf } from '@mw/contracts';
-import { connectCassandra } from '@mw/persistence';
-import { testEnv, uniqueName } from '@mw/testing';
-import { readModelSchema } from './cassandra-schema';
+import { uniqueName } from '@mw/testing';
+import { connectReadModelKeyspace } from '../test/read-model-keyspace';
 import { ProjectorService } from './projector.service';
 import { ReadModelRepository } from './read-model.repository';
 
-const BUCKETS = 4;
+const PERIOD_DAYS = 4;
 const trace = { correlation_id: 'projector-versions', causation_id: null };
 const CREATED_AT = '2026-03-01T10:00:00.000Z';
 const [A, B, C, ROOT] = ['aa', 'bb', 'cc', 'ee'].map((x) => x.repeat(12)) as [string, string, string, string];
@@ -64,20 +63,13 @@ const deleted = (id: string, v: number, cat: string): Env =>
  * intermediate ProductCategoryChanged that never arrives.
  */
 describe('projector versions: no resurrection, no orphan rows', () => {
-  const env = testEnv();
   const keyspace = uniqueName('proj_versions').toLowerCase();
   let cass: Client;
   let projector: ProjectorService;
 
   beforeAll(async () => {
-    cass = await connectCassandra({
-      contactPoints: env.cassandraContactPoints,
-      localDataCenter: env.cassandraDatacenter,
-      keyspace,
-      replication: { class: 'SimpleStrategy', replication_factor: 1 },
-      schema: readModelSchema,
-    });
-    projector = new ProjectorService(new ReadModelRepository(cass), BUCKETS);
+    cass = await connectReadModelKeyspace(keyspace);
+    projector = new ProjectorService(new ReadModelRepository(cass), PERIOD_DAYS);
   });
 
   afterAll(async () => {

@@ -1,21 +1,22 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConsumerRunner, KAFKA, recordFromPayload } from '@mw/messaging';
+import { ConsumerRunner, KAFKA } from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
-import type { CatalogConfig } from '../config';
+import { CatalogConfig, projectorConcurrency } from '../config';
 import { CATALOG_CONFIG } from '../shared/tokens';
 import { ConsumerSignal, ConsumerStatus, isReady, nextStatus } from './consumer-status';
 import { ProjectionMetrics } from './projection.metrics';
+import { ProjectorBatches } from './projector-batch';
 import { ProjectorService } from './projector.service';
 
-export const PRODUCTS_TOPIC = 'catalog.products.v1';
+export { PRODUCTS_TOPIC } from './projector-batch';
 
 /**
  * The projector's Kafka consumer, in its own consumer group. A plain kafkajs consumer (not the
- * Nest transport) so partitions are consumed concurrently and a new group may start at the
- * latest offset (tests) or replay the topic (a fresh read side). Validation, retries and the
- * dead-letter topic come from ConsumerRunner.
+ * Nest transport) so every partition is consumed concurrently, a fetched batch is applied at once
+ * (ProjectorBatches) and a new group may start at the latest offset (tests) or replay the topic
+ * (a fresh read side). Validation, retries and the dead-letter topic come from ConsumerRunner.
  */
 @Injectable()
 export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -77,18 +78,25 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
       topics: [this.config.PROJECTOR_TOPIC],
       fromBeginning: this.config.PROJECTOR_START_FROM === 'earliest',
     });
+    const batches = new ProjectorBatches(
+      this.runner,
+      this.projector,
+      this.logger,
+      Math.max(100, Math.floor(this.config.KAFKA_HEARTBEAT_INTERVAL_MS / 3)),
+    );
     await consumer.run({
-      partitionsConsumedConcurrently: this.config.PROJECTOR_PARTITIONS_CONCURRENTLY,
-      // The record carries the heartbeat: the partition is kept while the runner waits out a Cassandra outage (ADR 0004).
-      eachMessage: async (payload) => {
-        await this.runner.run(PRODUCTS_TOPIC, recordFromPayload(payload), (e) => this.projector.apply(e));
-      },
+      partitionsConsumedConcurrently: projectorConcurrency(this.config),
+      // offsets are resolved by ProjectorBatches once Cassandra acknowledged, never for a batch left half-way
+      eachBatchAutoResolve: false,
+      // Each record carries the heartbeat: the partition is kept while the runner waits out a Cassandra outage (ADR 0004).
+      eachBatch: (payload) => batches.consume(payload),
     });
     this.logger.info(
       {
         topic: this.config.PROJECTOR_TOPIC,
         group: this.config.PROJECTOR_GROUP_ID,
         from: this.config.PROJECTOR_START_FROM,
+        partitions_concurrently: projectorConcurrency(this.config),
       },
       'projector consuming',
     );

@@ -42,7 +42,7 @@ export class ProjectorModule {
         {
           provide: ProjectorService,
           useFactory: (repo: ReadModelRepository, metrics: ProjectionMetrics) =>
-            new ProjectorService(repo, config.CATALOG_LISTING_BUCKETS, metrics),
+            new ProjectorService(repo, config.CATALOG_LISTING_PERIOD_DAYS, metrics),
           inject: [ReadModelRepository, ProjectionMetrics],
         },
         ProjectorConsumer,

@@ -1,26 +1,54 @@
 import { EnvelopeOf } from '@mw/contracts';
 import { ProjectionMetrics } from './projection.metrics';
-import { decide } from './read-model';
+import { decide, decideBatch, SeenVersion } from './read-model';
 import { ReadModelRepository } from './read-model.repository';
 
+type ProductEnvelope = EnvelopeOf<'catalog.products.v1'>;
+
 /**
- * Applies one catalog.products.v1 event to the read model (idempotent, order-insensitive):
- * refuses an event not newer than what was applied for the product (ADR 0032 §6).
+ * Applies catalog.products.v1 events to the read model (idempotent, order-insensitive): refuses
+ * an event not newer than what was applied for the product (ADR 0032 §6).
  */
 export class ProjectorService {
   constructor(
     private readonly repo: ReadModelRepository,
-    private readonly buckets: number,
+    private readonly periodDays: number,
     private readonly metrics?: ProjectionMetrics,
   ) {}
 
-  async apply(e: EnvelopeOf<'catalog.products.v1'>): Promise<void> {
-    const decision = decide(e, this.buckets, await this.repo.seen(e.payload.product_id));
+  async apply(e: ProductEnvelope): Promise<void> {
+    const decision = decide(e, this.periodDays, await this.repo.seen(e.payload.product_id));
     if (!decision.apply) {
       this.metrics?.skip(e.type, decision.reason);
       return;
     }
     await this.repo.apply(decision.plan);
     this.metrics?.observe(e.type, e.occurred_at);
+  }
+
+  /**
+   * A consumed batch at once (ADR 0034 "Batches"): one read of each product's seen version, the
+   * same decisions as one event at a time (decideBatch), the rows grouped per Cassandra partition,
+   * then the seen versions. Resolves only once Cassandra acknowledged every write.
+   */
+  async applyAll(events: readonly ProductEnvelope[]): Promise<void> {
+    if (events.length === 0) return;
+    const ids = [...new Set(events.map((e) => e.payload.product_id))];
+    const seen = new Map<string, SeenVersion>();
+    await Promise.all(
+      ids.map(async (id) => {
+        const v = await this.repo.seen(id);
+        if (v) seen.set(id, v);
+      }),
+    );
+    const batch = decideBatch(events, this.periodDays, seen);
+    if (batch.plans.length > 0)
+      await this.repo.applyAll(
+        batch.plans.map((p) => p.plan),
+        batch.seen,
+      );
+    const now = Date.now();
+    for (const s of batch.skipped) this.metrics?.skip(s.event.type, s.reason);
+    for (const p of batch.plans) this.metrics?.observe(p.event.type, p.event.occurred_at, now);
   }
 }

@@ -76,6 +76,14 @@ describe('read-model rebuild and anti-entropy verify', () => {
       ],
       { prepare: true },
     );
+    // And a period the index lost: its rows would never be read.
+    const [lostPeriod] = (await cass.execute('SELECT category_id, period FROM category_periods LIMIT 1'))
+      .rows;
+    await cass.execute(
+      'DELETE FROM category_periods WHERE category_id = ? AND period = ?',
+      [lostPeriod!['category_id'], lostPeriod!['period']],
+      { prepare: true },
+    );
     const before = await diffAll(db, cass, 8);
     const kinds = before.mismatches.map((m) => `${m.kind}:${m.product_id}`);
     expect(kinds).toEqual(
@@ -87,6 +95,13 @@ describe('read-model rebuild and anti-entropy verify', () => {
         `extra-row:${ids[0]}`,
         'extra-row:ffffffffffffffffffffffff',
       ]),
+    );
+    expect(before.mismatches).toContainEqual(
+      expect.objectContaining({
+        kind: 'missing-period',
+        category_id: lostPeriod!['category_id'],
+        period: lostPeriod!['period'],
+      }),
     );
     const repaired = await rebuild(db, cass, 8);
     // The deleted product is removed by its replayed tombstone plan; the moved product's old row and the ghost by the diff.

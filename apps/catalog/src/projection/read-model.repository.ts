@@ -1,9 +1,40 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
-import { CategoryRow, ListingRow, ProductRow, ProjectionPlan, SeenVersion } from './read-model';
+import { CategoryRow, ProjectionPlan, SeenVersion, writeTimestamp } from './read-model';
 
 const long = (n: number | null): types.Long | null => (n === null ? null : types.Long.fromNumber(n));
+
+/** One CQL statement and the Cassandra partition it writes. */
+interface Write {
+  readonly partition: string;
+  readonly query: string;
+  readonly params: unknown[];
+}
+
+/**
+ * Statements per unlogged batch: a batch of one partition is applied as one mutation (one commit
+ * log entry), and this bound keeps it below Cassandra's batch_size_warn_threshold (5 KiB) for the
+ * rows of this read model (about 200 bytes each).
+ */
+export const STATEMENTS_PER_BATCH = 20;
+
+const UPSERT_PRODUCT = `INSERT INTO products_by_id (product_id, version, name, category_id, ancestors, price, currency, attributes, list_price, retail_price, pct_savings, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`;
+const DELETE_PRODUCT = 'DELETE FROM products_by_id USING TIMESTAMP ? WHERE product_id = ?';
+const UPSERT_ROW = `INSERT INTO products_by_category (category_id, bucket, created_at, product_id, name, price, attributes, pct_savings, product_category_id, version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`;
+const DELETE_ROW =
+  'DELETE FROM products_by_category USING TIMESTAMP ? WHERE category_id = ? AND bucket = ? AND created_at = ? AND product_id = ?';
+/**
+ * No USING TIMESTAMP: an entry is only ever added and carries no data, so the write time of now
+ * is right — and a rebuild restores an entry someone deleted by hand.
+ */
+const ADD_PERIOD = 'INSERT INTO category_periods (category_id, period) VALUES (?, ?)';
+const UPSERT_SEEN = `INSERT INTO product_versions (product_id, version, deleted, ancestors, created_at)
+       VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?`;
+
+const tsOf = (timestamp: bigint): types.Long => types.Long.fromString(timestamp.toString());
 
 /** Applies projection plans to Cassandra; every statement `USING TIMESTAMP` of the plan. */
 @Injectable()
@@ -11,35 +42,68 @@ export class ReadModelRepository {
   constructor(@Inject(CASSANDRA) private readonly client: Client) {}
 
   async apply(plan: ProjectionPlan): Promise<void> {
-    const ts = types.Long.fromString(plan.timestamp.toString());
-    const writes: Promise<unknown>[] = [];
-    if (plan.upsertProduct) writes.push(this.upsertProduct(plan.upsertProduct, ts));
-    if (plan.deleteProduct) {
-      writes.push(
-        this.client.execute(
-          'DELETE FROM products_by_id USING TIMESTAMP ? WHERE product_id = ?',
-          [ts, plan.deleteProduct],
-          { prepare: true },
-        ),
-      );
-    }
-    for (const r of plan.upsertRows) writes.push(this.upsertRow(r, ts));
-    for (const r of plan.deleteRows) writes.push(this.deleteRow(r, ts));
-    await Promise.all(writes);
-    // Last: a crash before this line leaves the version unseen, so the event is applied again.
-    await this.client.execute(
-      `INSERT INTO product_versions (product_id, version, deleted, ancestors, created_at)
-       VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-      [
-        plan.seen.product_id,
-        long(plan.seen.version),
-        plan.seen.deleted,
-        [...plan.seen.ancestors],
-        plan.seen.created_at,
-        ts,
-      ],
-      { prepare: true },
+    await this.applyAll([plan], [plan.seen]);
+  }
+
+  /**
+   * Applies many plans with few round trips: every row statement of every plan, grouped by the
+   * Cassandra partition it writes, goes as unlogged batches of one partition each, all at once;
+   * each statement keeps its plan's `USING TIMESTAMP`, so the order inside a batch does not
+   * matter (last write wins by version). Only once all of them are acknowledged are the seen
+   * versions written: a crash in between leaves the versions unseen and the events are applied
+   * again (idempotent by timestamp).
+   */
+  async applyAll(plans: readonly ProjectionPlan[], seen: readonly SeenVersion[]): Promise<void> {
+    const rows: Write[] = [];
+    for (const plan of plans) rows.push(...planWrites(plan));
+    rows.push(...periodWrites(plans));
+    await this.writeGrouped(rows);
+    // Last: a crash before this line leaves the versions unseen, so the events are applied again.
+    await this.writeGrouped(
+      seen.map((v) => ({
+        partition: `v/${v.product_id}`,
+        query: UPSERT_SEEN,
+        params: [
+          v.product_id,
+          long(v.version),
+          v.deleted,
+          [...v.ancestors],
+          v.created_at,
+          // the timestamp of the plan that wrote this version (planFor)
+          tsOf(writeTimestamp(v.created_at, v.version)),
+        ],
+      })),
     );
+  }
+
+  deleteRow(r: CategoryRow, ts: types.Long): Promise<unknown> {
+    return this.client.execute(DELETE_ROW, [ts, r.category_id, r.bucket, r.created_at, r.product_id], {
+      prepare: true,
+    });
+  }
+
+  private async writeGrouped(writes: readonly Write[]): Promise<void> {
+    const byPartition = new Map<string, Write[]>();
+    for (const w of writes) {
+      const group = byPartition.get(w.partition);
+      if (group) group.push(w);
+      else byPartition.set(w.partition, [w]);
+    }
+    const calls: Promise<unknown>[] = [];
+    for (const group of byPartition.values()) {
+      for (let i = 0; i < group.length; i += STATEMENTS_PER_BATCH) {
+        const part = group.slice(i, i + STATEMENTS_PER_BATCH);
+        calls.push(
+          part.length === 1
+            ? this.client.execute(part[0]!.query, part[0]!.params, { prepare: true })
+            : this.client.batch(
+                part.map((w) => ({ query: w.query, params: w.params })),
+                { prepare: true, logged: false },
+              ),
+        );
+      }
+    }
+    await Promise.all(calls);
   }
 
   /** What the projector last applied for a product, or null. */
@@ -60,12 +124,18 @@ export class ReadModelRepository {
       created_at: r.get('created_at') as Date,
     };
   }
+}
 
-  private upsertProduct(p: ProductRow, ts: types.Long): Promise<unknown> {
-    return this.client.execute(
-      `INSERT INTO products_by_id (product_id, version, name, category_id, ancestors, price, currency, attributes, list_price, retail_price, pct_savings, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-      [
+/** The row statements of one plan (the seen version apart: it is written after all of them). */
+function planWrites(plan: ProjectionPlan): Write[] {
+  const ts = tsOf(plan.timestamp);
+  const out: Write[] = [];
+  const p = plan.upsertProduct;
+  if (p)
+    out.push({
+      partition: `p/${p.product_id}`,
+      query: UPSERT_PRODUCT,
+      params: [
         p.product_id,
         long(p.version),
         p.name,
@@ -81,15 +151,18 @@ export class ReadModelRepository {
         p.updated_at,
         ts,
       ],
-      { prepare: true },
-    );
-  }
-
-  private upsertRow(r: ListingRow, ts: types.Long): Promise<unknown> {
-    return this.client.execute(
-      `INSERT INTO products_by_category (category_id, bucket, created_at, product_id, name, price, attributes, pct_savings, product_category_id, version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-      [
+    });
+  if (plan.deleteProduct)
+    out.push({
+      partition: `p/${plan.deleteProduct}`,
+      query: DELETE_PRODUCT,
+      params: [ts, plan.deleteProduct],
+    });
+  for (const r of plan.upsertRows)
+    out.push({
+      partition: categoryPartition(r),
+      query: UPSERT_ROW,
+      params: [
         r.category_id,
         r.bucket,
         r.created_at,
@@ -102,15 +175,30 @@ export class ReadModelRepository {
         long(r.version),
         ts,
       ],
-      { prepare: true },
-    );
-  }
+    });
+  for (const r of plan.deleteRows)
+    out.push({
+      partition: categoryPartition(r),
+      query: DELETE_ROW,
+      params: [ts, r.category_id, r.bucket, r.created_at, r.product_id],
+    });
+  return out;
+}
 
-  deleteRow(r: CategoryRow, ts: types.Long): Promise<unknown> {
-    return this.client.execute(
-      'DELETE FROM products_by_category USING TIMESTAMP ? WHERE category_id = ? AND bucket = ? AND created_at = ? AND product_id = ?',
-      [ts, r.category_id, r.bucket, r.created_at, r.product_id],
-      { prepare: true },
-    );
-  }
+const categoryPartition = (r: CategoryRow): string => `c/${r.category_id}/${r.bucket}`;
+
+/** One period-index entry per (category, period) the plans list a product in, before its rows are read. */
+function periodWrites(plans: readonly ProjectionPlan[]): Write[] {
+  const out = new Map<string, Write>();
+  for (const plan of plans)
+    for (const r of plan.upsertRows) {
+      const key = categoryPartition(r);
+      if (!out.has(key))
+        out.set(key, {
+          partition: `cp/${r.category_id}`,
+          query: ADD_PERIOD,
+          params: [r.category_id, r.bucket],
+        });
+    }
+  return [...out.values()];
 }

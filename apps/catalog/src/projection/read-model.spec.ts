@@ -1,7 +1,8 @@
 import {
-  bucketOf,
   decide,
+  decideBatch,
   planFor,
+  periodOf,
   ProductEvent,
   SeenVersion,
   SnapshotLike,
@@ -29,13 +30,16 @@ describe('read-model projection rules', () => {
     expect(writeTimestamp(t, 1)).toBe(1767225600000001n);
   });
 
-  it('buckets are stable and spread ids over all buckets', () => {
-    expect(bucketOf(snap.product_id, 8)).toBe(bucketOf(snap.product_id, 8));
-    const seen = new Set(
-      Array.from({ length: 200 }, (_, i) => bucketOf(i.toString(16).padStart(24, '0'), 8)),
-    );
-    expect(seen.size).toBe(8);
-    expect(bucketOf(snap.product_id, 1)).toBe(0);
+  it('periods are whole periods of creation time since the epoch, newer never smaller', () => {
+    const day = 86_400_000;
+    expect(periodOf(new Date(0), 30)).toBe(0);
+    expect(periodOf(new Date(30 * day - 1), 30)).toBe(0);
+    expect(periodOf(new Date(30 * day), 30)).toBe(1);
+    expect(periodOf(new Date('2026-01-01T00:00:00Z'), 30)).toBe(Math.floor(20454 / 30));
+    expect(periodOf(new Date('2026-01-01T00:00:00Z'), 1)).toBe(20454);
+    const times = Array.from({ length: 50 }, (_, i) => new Date(Date.UTC(2026, 0, 1) + i * 7 * day + i));
+    const periods = times.map((t) => periodOf(t, 30));
+    expect(periods).toEqual([...periods].sort((a, b) => a - b));
   });
 
   it('a created product is written to products_by_id and fanned out to its category and every ancestor', () => {
@@ -140,6 +144,85 @@ describe('read-model projection rules', () => {
         'gadgets',
         'phones',
       ]);
+    });
+  });
+
+  describe('decideBatch: a consumed batch decided as if one event at a time', () => {
+    const ev = (
+      version: number,
+      ancestors: string[],
+      type: 'ProductUpdated' | 'ProductDeleted' = 'ProductUpdated',
+    ): ProductEvent =>
+      type === 'ProductDeleted'
+        ? { type, payload: { product_id: snap.product_id, version, ancestors, created_at: snap.created_at } }
+        : { type, payload: { ...snap, version, ancestors, category_id: ancestors[ancestors.length - 1]! } };
+    const other = (version: number): ProductEvent => ({
+      type: 'ProductUpdated',
+      payload: { ...snap, product_id: '65f0000000000000000000b2', version },
+    });
+
+    /** The decisions applying the events one by one would take, each against the seen version the previous left. */
+    function oneByOne(events: ProductEvent[], seen: Map<string, SeenVersion>) {
+      const current = new Map(seen);
+      return events.map((e) => {
+        const d = decide(e, 8, current.get(e.payload.product_id) ?? null);
+        if (d.apply) current.set(e.payload.product_id, d.plan.seen);
+        return d.apply ? { apply: true, plan: d.plan } : { apply: false, reason: d.reason };
+      });
+    }
+
+    it('refuses duplicates and older versions inside the batch and keeps the newest seen per product', () => {
+      const A = ['electronics', 'phones', 'android'];
+      const B = ['electronics', 'phones', 'ios'];
+      const events = [
+        ev(3, A),
+        other(5),
+        ev(2, A),
+        ev(5, B),
+        ev(3, A),
+        other(4),
+        ev(4, A),
+        ev(6, B),
+        ev(5, B),
+        ev(6, B),
+      ];
+      const stored: SeenVersion = {
+        product_id: snap.product_id,
+        version: 2,
+        deleted: false,
+        ancestors: A,
+        created_at: new Date(snap.created_at),
+      };
+      const seen = new Map([[snap.product_id, stored]]);
+      const batch = decideBatch(events, 8, seen);
+      const expected = oneByOne(events, seen);
+      expect(batch.plans.map((p) => p.plan)).toEqual(expected.filter((d) => d.apply).map((d) => d.plan));
+      expect(batch.skipped.map((s) => `${s.event.payload.version}:${s.reason}`)).toEqual([
+        '2:stale',
+        '3:stale',
+        '4:stale',
+        '4:stale',
+        '5:stale',
+        '6:duplicate',
+      ]);
+      expect(batch.skipped.map((s) => s.reason)).toEqual(
+        expected.flatMap((d) => (d.apply ? [] : [d.reason])),
+      );
+      expect(batch.plans.map((p) => p.event.payload.version)).toEqual([3, 5, 5, 6]);
+      expect(batch.seen.map((v) => [v.product_id.slice(-2), v.version])).toEqual([
+        ['a1', 6],
+        ['b2', 5],
+      ]);
+      // the move to B (v5) removes the listing in A the stored v2 and the batch's v3 made
+      expect(batch.plans[2]!.plan.deleteRows.map((r) => r.category_id)).toEqual(['android']);
+    });
+
+    it('refuses everything after a delete in the same batch', () => {
+      const A = ['electronics', 'phones', 'android'];
+      const batch = decideBatch([ev(2, A), ev(4, A, 'ProductDeleted'), ev(3, A), ev(4, A)], 8, new Map());
+      expect(batch.plans.map((p) => p.event.payload.version)).toEqual([2, 4]);
+      expect(batch.skipped.map((s) => s.reason)).toEqual(['after-delete', 'after-delete']);
+      expect(batch.seen).toEqual([expect.objectContaining({ version: 4, deleted: true })]);
     });
   });
 });

@@ -1,10 +1,11 @@
 /**
- * The Cassandra read side (seed 003): products_by_id and products_by_category with a bucket in
- * the partition key (ADR 0032). Plain rules: which rows an event writes or deletes, at which
- * write timestamp, in which bucket. No driver import.
+ * The Cassandra read side (seed 003): products_by_id and products_by_category with a creation
+ * period in the partition key (ADR 0032). Plain rules: which rows an event writes or deletes, at
+ * which write timestamp, in which period. No driver import.
  */
 export interface CategoryRow {
   readonly category_id: string;
+  /** The partition's period: creation time in whole periods since the epoch (periodOf). */
   readonly bucket: number;
   readonly created_at: Date;
   readonly product_id: string;
@@ -79,14 +80,14 @@ export function writeTimestamp(createdAt: Date, version: number): bigint {
   return BigInt(createdAt.getTime()) * 1000n + BigInt(version);
 }
 
-/** Stable bucket of a product: FNV-1a of its id. Spreads a hot category over `buckets` partitions. */
-export function bucketOf(productId: string, buckets: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < productId.length; i++) {
-    h ^= productId.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % buckets;
+const DAY_MS = 86_400_000;
+
+/**
+ * The period of a creation time: whole periods of `periodDays` since the epoch. A product's rows
+ * stay in one period for life (created_at never changes); newest first is newest period first.
+ */
+export function periodOf(createdAt: Date, periodDays: number): number {
+  return Math.floor(createdAt.getTime() / (periodDays * DAY_MS));
 }
 
 export interface SnapshotLike {
@@ -127,12 +128,12 @@ export type ProductEvent =
  * Write fan-out (ADR 0032): a product is listed in its category and in every ancestor, so
  * "new in Электроника" is one bucketed read, not a scatter over the subtree.
  */
-export function planFor(e: ProductEvent, buckets: number): ProjectionPlan {
+export function planFor(e: ProductEvent, periodDays: number): ProjectionPlan {
   const createdAt = new Date(e.payload.created_at);
   const timestamp = writeTimestamp(createdAt, e.payload.version);
   const rowKey = (category_id: string): CategoryRow => ({
     category_id,
-    bucket: bucketOf(e.payload.product_id, buckets),
+    bucket: periodOf(createdAt, periodDays),
     created_at: createdAt,
     product_id: e.payload.product_id,
   });
@@ -196,19 +197,19 @@ export function planFor(e: ProductEvent, buckets: number): ProjectionPlan {
  * An applied event also removes the rows of wherever the product is listed now and is not any
  * more — a skipped intermediate ProductCategoryChanged cannot leave an orphan row behind.
  */
-export function decide(e: ProductEvent, buckets: number, seen: SeenVersion | null): Decision {
+export function decide(e: ProductEvent, periodDays: number, seen: SeenVersion | null): Decision {
   if (seen && e.payload.version <= seen.version) {
     const reason = seen.deleted ? 'after-delete' : e.payload.version === seen.version ? 'duplicate' : 'stale';
     return { apply: false, reason, seen };
   }
-  const plan = planFor(e, buckets);
+  const plan = planFor(e, periodDays);
   if (!seen || seen.deleted || seen.ancestors.length === 0) return { apply: true, plan };
   const keep = new Set([...plan.upsertRows, ...plan.deleteRows].map((r) => r.category_id));
   const orphans = seen.ancestors
     .filter((c) => !keep.has(c))
     .map((category_id) => ({
       category_id,
-      bucket: bucketOf(e.payload.product_id, buckets),
+      bucket: periodOf(new Date(e.payload.created_at), periodDays),
       created_at: new Date(e.payload.created_at),
       product_id: e.payload.product_id,
     }));
@@ -231,4 +232,41 @@ export function productRow(s: SnapshotLike): ProductRow {
     created_at: new Date(s.created_at),
     updated_at: new Date(s.updated_at),
   };
+}
+
+export interface BatchDecisions<E extends ProductEvent> {
+  /** Plans to write, in the order of their events. */
+  readonly plans: readonly { readonly event: E; readonly plan: ProjectionPlan }[];
+  readonly skipped: readonly { readonly event: E; readonly reason: 'duplicate' | 'stale' | 'after-delete' }[];
+  /** Per product, the newest version the batch applies: written after every row of every plan. */
+  readonly seen: readonly SeenVersion[];
+}
+
+/**
+ * The decisions for a batch of events, the same as applying them one at a time: each event is
+ * decided against what the events before it in the batch made of the product (starting from
+ * what was applied before the batch, `seen`), so a duplicate or an older version inside one
+ * batch is refused, and a later event removes the rows of an earlier one's listing.
+ */
+export function decideBatch<E extends ProductEvent>(
+  events: readonly E[],
+  periodDays: number,
+  seen: ReadonlyMap<string, SeenVersion>,
+): BatchDecisions<E> {
+  const current = new Map(seen);
+  const applied = new Map<string, SeenVersion>();
+  const plans: { event: E; plan: ProjectionPlan }[] = [];
+  const skipped: { event: E; reason: 'duplicate' | 'stale' | 'after-delete' }[] = [];
+  for (const event of events) {
+    const id = event.payload.product_id;
+    const d = decide(event, periodDays, current.get(id) ?? null);
+    if (!d.apply) {
+      skipped.push({ event, reason: d.reason });
+      continue;
+    }
+    plans.push({ event, plan: d.plan });
+    current.set(id, d.plan.seen);
+    applied.set(id, d.plan.seen);
+  }
+  return { plans, skipped, seen: [...applied.values()] };
 }

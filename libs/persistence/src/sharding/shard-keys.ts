@@ -460,7 +460,7 @@ export const cassandraTables: readonly CassandraPartitioning[] = [
     keyspace: 'catalog_read',
     table: 'products_by_category',
     partitionKey: ['category_id', 'bucket'],
-    why: 'ADR 0032: a category is fanned out over buckets, so a hot category is many partitions (seed 002 remedy 2 in Cassandra)',
+    why: 'ADR 0032: bucket = creation period, so a category is many bounded partitions and a first page reads the newest one (seed 002 remedy 2 in Cassandra, issue 23)',
   },
 ];
 
