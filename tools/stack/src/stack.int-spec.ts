@@ -33,6 +33,7 @@ const env: NodeJS.ProcessEnv = {
   INFRA_EXTERNAL: 'cassandra,mongodb,keycloak',
   KAFKA_PORT: '24092',
   KAFKA_CONTROLLER_PORT: '24093',
+  PROMETHEUS_PORT: '24090',
   KAFKA_HEAP: '256m',
   KAFKA_BROKERS: '',
   STACK_SERVICES: 'catalog-projector',
@@ -61,7 +62,6 @@ function run(script: string): Promise<{ code: number | null; out: string }> {
   });
 }
 
-
 const projector = (): { pid: number | null; startTime: string | null; restarts: number } | undefined =>
   readSupervisorState(layout.stateFile)?.services.find((s) => s.name === 'catalog-projector');
 const kafkaPid = (): number => Number(readFileSync(join(OWN, 'kafka', 'server.pid'), 'utf8').trim());
@@ -83,7 +83,7 @@ function stackProcesses(): number[] {
 afterAll(async () => {
   // whatever a failed test left: this stack's services and its broker only
   await stopServices(layout, () => undefined).catch(() => undefined);
-  await stopInfra(loadConfig(env), ['kafka'], () => undefined).catch(() => undefined);
+  await stopInfra(loadConfig(env), ['kafka', 'prometheus'], () => undefined).catch(() => undefined);
 }, 120_000);
 
 describe('npm start / npm stop', () => {
