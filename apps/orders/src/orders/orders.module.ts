@@ -20,6 +20,7 @@ import { PaymentMetrics } from '../payments/payment.metrics';
 import { PaymentReconciler } from '../payments/reconciliation';
 import { SimulatedPaymentGateway } from '../payments/simulator/simulated-payment.gateway';
 import { DeadlineSweeper } from '../saga/deadline-sweeper';
+import { overdueGraceMs, SagaOverdueMetrics } from '../saga/saga.metrics';
 import { SagaMessages } from '../saga/saga-messages';
 import { sagaControllers } from '../saga/saga.controllers';
 import { SagaTimeouts } from '../saga/saga';
@@ -233,6 +234,12 @@ export class OrdersModule {
               m,
             ),
           inject: [OrdersRepository, PAYMENT_GATEWAY, SagaService, LOGGER, PaymentMetrics],
+        },
+        {
+          provide: SagaOverdueMetrics,
+          useFactory: (m: Metrics, r: OrdersRepository) =>
+            new SagaOverdueMetrics(m.registry, r, overdueGraceMs(config.SAGA_SWEEP_INTERVAL_MS)),
+          inject: [Metrics, OrdersRepository],
         },
         {
           provide: DeadlineSweeper,
