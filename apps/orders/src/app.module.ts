@@ -23,7 +23,7 @@ export class AppModule {
           sasl: kafkaSaslOf(config),
           clientId: config.KAFKA_CLIENT_ID ?? 'orders',
           groupId: config.KAFKA_GROUP_ID,
-          otherConsumerGroups: [analyticsGroupOf(config)],
+          consumerGroups: [config.KAFKA_GROUP_ID, analyticsGroupOf(config)],
           topics: {
             'carts.checkout.v1': config.ORDERS_CHECKOUT_TOPIC,
             'orders.orders.v1': config.ORDERS_EVENTS_TOPIC,

@@ -20,8 +20,11 @@ export interface MessagingOptions {
   readonly clientId: string;
   /** Consumer group of this service (named in DLQ headers). */
   readonly groupId: string;
-  /** Other consumer groups of this process (e.g. orders' analytics): their lag is on /metrics too. */
-  readonly otherConsumerGroups?: readonly string[];
+  /**
+   * The consumer groups of this process whose lag /metrics reports (default: `groupId`); orders adds
+   * its analytics group, a service that consumes nothing (catalog) lists none.
+   */
+  readonly consumerGroups?: readonly string[];
   /**
    * Topics this service produces or consumes: each registry topic → the name used for it (the
    * registry name in production, a private name in tests). Created with their DLQs from the topic
@@ -50,7 +53,8 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationShutdown {
     await ensureTopicSpecs(this.kafka, topicSpecs(this.opts.topics, this.opts.partitions), policy, this.logger);
     await this.publisher.connect();
     const admin = this.kafka.admin();
-    new ConsumerLagMetrics(admin, this.metrics.registry, [this.opts.groupId, ...(this.opts.otherConsumerGroups ?? [])], Object.values(this.opts.topics).filter((t): t is string => t !== undefined));
+    const topics = Object.values(this.opts.topics).filter((t): t is string => t !== undefined);
+    new ConsumerLagMetrics(admin, this.metrics.registry, this.opts.consumerGroups ?? [this.opts.groupId], topics);
     this.health.register({
       name: 'kafka',
       check: async () => {

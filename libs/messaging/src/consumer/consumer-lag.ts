@@ -108,16 +108,16 @@ export class ConsumerLagMetrics {
     const ends = await Promise.all(
       this.topics.map(async (topic) => ({ topic, partitions: await this.admin.fetchTopicOffsets(topic) })),
     );
-    const committed = (
-      await Promise.all(
-        this.groups.map(async (group) =>
-          (await this.admin.fetchOffsets({ groupId: group, topics: [...this.topics] })).map((t) => ({
-            group,
-            ...t,
-          })),
-        ),
-      )
-    ).flat();
+    // a group the broker will not describe (not this principal's) leaves only its own rows out
+    const perGroup = await Promise.allSettled(
+      this.groups.map(async (group) =>
+        (await this.admin.fetchOffsets({ groupId: group, topics: [...this.topics] })).map((t) => ({
+          group,
+          ...t,
+        })),
+      ),
+    );
+    const committed = perGroup.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
     return { lag: lagRows(committed, ends), ends };
   }
 }
