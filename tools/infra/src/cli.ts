@@ -13,7 +13,7 @@ import { loadConfig, type InfraConfig } from './config';
 import { InfraError, displayPath, formatError } from './errors';
 import { checkExternal, externalEnv } from './external';
 import { downOne, formatTable, localEnv, statusOne, upAll, type Logger } from './local';
-import { parseServerNames } from './registry';
+import { defaultServers, parseServerNames } from './registry';
 import type { ServerName } from './types';
 
 const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cassandra|mongodb|keycloak|prometheus ...]
@@ -211,9 +211,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
-  const names: ServerName[] =
-    command === 'smoke' && rest.length === 0 ? ['kafka', 'cassandra'] : parseServerNames(rest);
   const cfg = loadConfig();
+  const names: ServerName[] =
+    command === 'smoke' && rest.length === 0
+      ? ['kafka', 'cassandra']
+      : rest.length === 0
+        ? defaultServers(cfg)
+        : parseServerNames(rest);
   // INFRA_EXTERNAL servers are not this checkout's to start, stop or report in local mode
   const own = cfg.mode === 'local' ? names.filter((n) => !cfg.externalServers.includes(n)) : names;
   return run(cfg, own);

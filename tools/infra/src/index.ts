@@ -22,7 +22,7 @@ export { loadConfig } from './config';
 export { readPidState, serverPaths, spawnDetached, stopProcess, tailFile } from './process';
 export type { InfraConfig, InfraMode } from './config';
 export { InfraError } from './errors';
-export { CORE_SERVERS, SERVER_NAMES } from './registry';
+export { CORE_SERVERS, SERVER_NAMES, defaultServers } from './registry';
 export { KAFKA_ADMIN_PRINCIPAL, KAFKA_SASL_MECHANISM, kafkaCredentialEnv, kafkaDevPassword, kafkaPasswordVariable, kafkaSasl } from './servers/kafka-security';
 export { KEYCLOAK_IMAGE, OIDC_AUDIENCE, OIDC_REALM, issuerFor, realmClientSecret, realmDemoUsers, type RealmUser } from './servers/keycloak';
 export { PROMETHEUS_IMAGE, composePrometheusConfig, writeScrapeTargets, type ScrapeTarget } from './servers/prometheus';

@@ -12,7 +12,7 @@ import {
   parsePorts,
 } from './config';
 import { InfraError, formatError } from './errors';
-import { parseServerNames } from './registry';
+import { defaultServers, parseServerNames } from './registry';
 import {
   CASSANDRA_JVM17_FLAGS,
   cassandraJvmArgs,
@@ -625,6 +625,13 @@ describe('prometheus', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prom-'));
     const text = readFileSync(writeLocalConfig(cfg, dir, { ruleFile: 'r', targetsDir: 't' }).configFile, 'utf8');
     expect(text).toContain('token_url: https://id.example.com/realms/mobile-world/protocol/openid-connect/token');
+  });
+
+  it('is part of every default run, except INFRA=external without PROMETHEUS_URL', () => {
+    const all = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus'];
+    expect(defaultServers(loadConfig({ INFRA: 'local' }, { root }))).toEqual(all);
+    expect(defaultServers(loadConfig({ INFRA: 'external' }, { root }))).toEqual(all.slice(0, 4));
+    expect(defaultServers(loadConfig({ INFRA: 'external', PROMETHEUS_URL: 'http://p:9090' }, { root }))).toEqual(all);
   });
 
   it('reads its version from the build info', () => {

@@ -39,6 +39,16 @@ export function parseServerNames(args: readonly string[]): ServerName[] {
   return names;
 }
 
+/**
+ * The servers a default run takes care of: all of them, except Prometheus under INFRA=external when
+ * no PROMETHEUS_URL names one (watching is optional where the servers are someone else's).
+ */
+export function defaultServers(cfg: Pick<InfraConfig, 'mode' | 'external'>): ServerName[] {
+  return SERVER_NAMES.filter(
+    (n) => n !== 'prometheus' || cfg.mode !== 'external' || cfg.external.prometheusUrl,
+  );
+}
+
 export async function loadServer(name: ServerName, cfg: InfraConfig): Promise<LocalServer> {
   switch (name) {
     case 'kafka':

@@ -13,7 +13,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CORE_SERVERS, ensureInfra, loadConfig, realmClientSecret, realmDemoUsers, writeScrapeTargets } from '@mw/infra';
+import { defaultServers, ensureInfra, loadConfig, realmClientSecret, realmDemoUsers, writeScrapeTargets } from '@mw/infra';
 import { scrapeTargets, servicePort, stackSettings } from './services';
 import { stackLayout, startServices } from './stack';
 import { loadDemoData } from './demo-data';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const cfg = loadConfig();
   log(`infrastructure (INFRA=${cfg.mode})`);
   writeScrapeTargets(cfg.infraDir, scrapeTargets(settings));
-  const infra = await ensureInfra({ servers: [...CORE_SERVERS, 'prometheus'] });
+  const infra = await ensureInfra({ servers: defaultServers(cfg) });
 
   if (settings.build) {
     log('building service bundles');
