@@ -48,6 +48,7 @@ describe('orders service (real Kafka + MongoDB + Keycloak tokens)', () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('# TYPE orders_saga_overdue gauge');
+    expect(text).toMatch(/^orders_created_total\{zone="[A-Z]+"\} [1-9]\d*$/m);
     expect(text).toMatch(new RegExp(`^kafka_consumer_group_lag\\{group="${h.config.KAFKA_GROUP_ID}",topic="${h.config.ORDERS_CHECKOUT_TOPIC}",partition="\\d+"\\} \\d+$`, 'm'));
     expect(text).toMatch(/^kafka_topic_partition_end_offset\{topic="[^"]+",partition="\d+"\} \d+$/m);
     expect(text).toMatch(/^mongodb_replset_member_health\{member="[^"]+"\} 1$/m);

@@ -1,4 +1,4 @@
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { OrdersRepository } from '../orders/orders.repository';
 
 /** A deadline the sweeper has had this long to fire is overdue (a few sweeps, at least 30 s). */
@@ -23,4 +23,18 @@ export class SagaOverdueMetrics {
       },
     });
   }
+}
+
+/**
+ * `orders_created_total{zone}`: orders created per geozone. The orders shard key is {zone, user_id}
+ * and zone sharding gives each zone its own range (ADR 0010), so a zone's share of new orders is its
+ * shard key range's share of the writes — alert HotZone (seed 002's hot-shard watch).
+ */
+export function ordersCreatedCounter(registry: Registry): Counter<'zone'> {
+  return new Counter({
+    name: 'orders_created_total',
+    help: 'Orders created, by geozone (the orders shard key range)',
+    labelNames: ['zone'],
+    registers: [registry],
+  });
 }
