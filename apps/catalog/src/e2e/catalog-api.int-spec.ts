@@ -239,7 +239,7 @@ describe('catalog API on real MongoDB', () => {
     expect(discount.body.items[0]!.price).toBe('99999.99');
   });
 
-  it('a search by category counts its root category on /metrics (seed 002 hot-category watch)', async () => {
+  it('a listing or a search by category counts its root category on /metrics (seed 002 hot-category watch)', async () => {
     const counted = async (): Promise<number> => {
       const text = await (await fetch(`${s.url}/metrics`, { headers: await bearer('service') })).text();
       return Number(/^catalog_category_requests_total\{category="electronics"\} (\d+)$/m.exec(text)?.[1] ?? 0);
@@ -248,7 +248,8 @@ describe('catalog API on real MongoDB', () => {
     await http('GET', `${s.url}/products?category_id=${ids['android']}&limit=1`);
     await http('GET', `${s.url}/products?category_id=${ids['electronics']}&limit=1`);
     await http('GET', `${s.url}/products?limit=1`);
-    expect(await counted()).toBe(before + 2);
+    expect((await http('GET', `${s.url}/categories/smartphones/products?limit=1`)).status).toBe(200);
+    expect(await counted()).toBe(before + 3);
   });
 
   it('every search query shape: the planner picks its index, no blocking SORT, docs examined close to returned (explain on mongod)', async () => {
