@@ -25,9 +25,10 @@ import pino from 'pino';
 import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
 import { connectCassandra, createMongoClient } from '@mw/persistence';
-import { kafkaSaslOf, loadConfig } from '@mw/platform';
+import { kafkaSaslOf, loadConfig, Metrics } from '@mw/platform';
 import { loadInfraEnv, serviceToken, uniqueName } from '@mw/testing';
 import { CategoriesRepository } from '../src/categories/categories.repository';
+import { CategoryTraffic } from '../src/categories/category-traffic';
 import { catalogConfigSchema, projectorConcurrency } from '../src/config';
 import { demoProducts, DEMO_TREE, DemoCategory } from '../src/demo/demo-data';
 import { ListingRepository } from '../src/listing/listing.repository';
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
     const listing = new ListingService(
       new ListingRepository(cassandra),
       new CategoriesRepository(db),
+      new CategoryTraffic(new Metrics()),
       config,
     );
     const search = new SearchRepository(db, config);

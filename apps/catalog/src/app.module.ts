@@ -5,6 +5,7 @@ import { CassandraModule, MongoModule } from '@mw/persistence';
 import { kafkaSaslOf, PlatformModule } from '@mw/platform';
 import { api } from './api';
 import { CategoriesRepository } from './categories/categories.repository';
+import { CategoryTraffic } from './categories/category-traffic';
 import { CategoriesService } from './categories/categories.service';
 import { CatalogConfig } from './config';
 import { ListingRepository } from './listing/listing.repository';
@@ -40,6 +41,7 @@ export class AppModule {
           sasl: kafkaSaslOf(config),
           clientId: config.KAFKA_CLIENT_ID ?? 'catalog',
           groupId: config.KAFKA_GROUP_ID,
+          consumerGroups: [], // consumes nothing: no group of its own (ADR 0009)
           topics: {
             'catalog.products.v1': 'catalog.products.v1',
             'catalog.categories.v1': 'catalog.categories.v1',
@@ -55,6 +57,7 @@ export class AppModule {
         { provide: CATALOG_CONFIG, useValue: config },
         CatalogOutbox,
         CategoriesRepository,
+        CategoryTraffic,
         ProductsRepository,
         ProductsReparenter,
         CategoriesService,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
 import { MongoModule } from '@mw/persistence';
 import { kafkaSaslOf, PlatformModule } from '@mw/platform';
-import { AnalyticsModule } from './analytics/analytics.module';
+import { AnalyticsModule, analyticsGroupOf } from './analytics/analytics.module';
 import { OrdersConfig } from './config';
 import { ORDERS_CONFIG } from './config.token';
 import { OrdersModule } from './orders/orders.module';
@@ -23,6 +23,7 @@ export class AppModule {
           sasl: kafkaSaslOf(config),
           clientId: config.KAFKA_CLIENT_ID ?? 'orders',
           groupId: config.KAFKA_GROUP_ID,
+          consumerGroups: [config.KAFKA_GROUP_ID, analyticsGroupOf(config)],
           topics: {
             'carts.checkout.v1': config.ORDERS_CHECKOUT_TOPIC,
             'orders.orders.v1': config.ORDERS_EVENTS_TOPIC,

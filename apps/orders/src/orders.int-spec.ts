@@ -43,6 +43,20 @@ describe('orders service (real Kafka + MongoDB + Keycloak tokens)', () => {
   }, 120_000);
   afterAll(() => h.stop());
 
+  it('/metrics (operator) carries what the alert rules read: consumer lag of its groups, overdue sagas, mongod per member, readiness', async () => {
+    const res = await fetch(`${h.urls[0]}/metrics`, { headers: await serviceBearer() });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('# TYPE orders_saga_overdue gauge');
+    expect(text).toMatch(/^orders_created_total\{zone="[A-Z]+"\} [1-9]\d*$/m);
+    expect(text).toMatch(new RegExp(`^kafka_consumer_group_lag\\{group="${h.config.KAFKA_GROUP_ID}",topic="${h.config.ORDERS_CHECKOUT_TOPIC}",partition="\\d+"\\} \\d+$`, 'm'));
+    expect(text).toMatch(/^kafka_topic_partition_end_offset\{topic="[^"]+",partition="\d+"\} \d+$/m);
+    expect(text).toMatch(/^mongodb_replset_member_health\{member="[^"]+"\} 1$/m);
+    expect(text).toMatch(/^mongodb_opcounters_total\{member="[^"]+",type="insert"\} \d+$/m);
+    expect(text).toMatch(/^service_readiness_check_up\{check="mongodb"\} 1$/m);
+    expect(text).toMatch(/^service_readiness_check_up\{check="kafka"\} 1$/m);
+  });
+
   it('creates exactly one order per checkout (delivered three times) and serves it with its saga state', async () => {
     const c = h.checkout({ user_id: user });
     await h.sendCheckout(c, 3);

@@ -1,6 +1,7 @@
 export * from './kafka/kafka';
 export * from './publisher/publisher';
 export * from './consumer/consumer-runner';
+export * from './consumer/consumer-lag';
 export * from './consumer/nest-kafka';
 export * from './outbox/outbox';
 export * from './outbox/outbox-relay';

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdow
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { ConsumerTimeouts, HealthRegistry, KAFKA_CONSUMER_TIMEOUTS, type KafkaSasl, LOGGER, Metrics } from '@mw/platform';
+import { ConsumerLagMetrics } from './consumer/consumer-lag';
 import { ConsumerRunner, createConsumerRunner } from './consumer/consumer-runner';
 import { TopicName } from '@mw/contracts';
 import { createKafka } from './kafka/kafka';
@@ -19,6 +20,11 @@ export interface MessagingOptions {
   readonly clientId: string;
   /** Consumer group of this service (named in DLQ headers). */
   readonly groupId: string;
+  /**
+   * The consumer groups of this process whose lag /metrics reports (default: `groupId`); orders adds
+   * its analytics group, a service that consumes nothing (catalog) lists none.
+   */
+  readonly consumerGroups?: readonly string[];
   /**
    * Topics this service produces or consumes: each registry topic → the name used for it (the
    * registry name in production, a private name in tests). Created with their DLQs from the topic
@@ -40,12 +46,15 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationShutdown {
     private readonly publisher: KafkaPublisher,
     private readonly health: HealthRegistry,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly metrics: Metrics,
   ) {}
   async onModuleInit(): Promise<void> {
     const policy = { replicationFactor: this.opts.replicationFactor, minInsyncReplicas: this.opts.minInsyncReplicas };
     await ensureTopicSpecs(this.kafka, topicSpecs(this.opts.topics, this.opts.partitions), policy, this.logger);
     await this.publisher.connect();
     const admin = this.kafka.admin();
+    const topics = Object.values(this.opts.topics).filter((t): t is string => t !== undefined);
+    new ConsumerLagMetrics(admin, this.metrics.registry, this.opts.consumerGroups ?? [this.opts.groupId], topics);
     this.health.register({
       name: 'kafka',
       check: async () => {

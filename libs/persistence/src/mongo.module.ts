@@ -1,7 +1,8 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Db, MongoClient, ReadPreferenceMode } from 'mongodb';
-import { HealthRegistry } from '@mw/platform';
+import { HealthRegistry, Metrics } from '@mw/platform';
 import { createMongoClient } from './mongo-client';
+import { MongoServerMetrics } from './mongo-server-metrics';
 
 export const MONGO_CLIENT = Symbol('MONGO_CLIENT');
 export const MONGO_DB = Symbol('MONGO_DB');
@@ -14,16 +15,23 @@ export interface MongoOptions {
   readonly readPreference?: ReadPreferenceMode;
 }
 
+const MONGO_OPTIONS = Symbol('MONGO_OPTIONS');
+
 @Injectable()
 class MongoLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private serverMetrics: MongoServerMetrics | undefined;
   constructor(
     @Inject(MONGO_CLIENT) private readonly client: MongoClient,
+    @Inject(MONGO_OPTIONS) private readonly opts: MongoOptions,
     private readonly health: HealthRegistry,
+    private readonly metrics: Metrics,
   ) {}
   onModuleInit(): void {
     this.health.register({ name: 'mongodb', check: async () => void (await this.client.db('admin').command({ ping: 1 })) });
+    this.serverMetrics = new MongoServerMetrics(this.client, this.opts.url, this.metrics.registry);
   }
   async onApplicationShutdown(): Promise<void> {
+    await this.serverMetrics?.close();
     await this.client.close();
   }
 }
@@ -60,6 +68,7 @@ export class MongoModule {
           },
         },
         { provide: MONGO_DB, useFactory: (client: MongoClient): Db => client.db(opts.dbName), inject: [MONGO_CLIENT] },
+        { provide: MONGO_OPTIONS, useValue: opts },
         MongoLifecycle,
       ],
       exports: [MONGO_CLIENT, MONGO_DB],

@@ -1,7 +1,7 @@
 /**
  * Local infrastructure for development and tests, without Docker.
  *
- *   npm run infra:up [-- kafka cassandra mongodb keycloak]   start (idempotent: running servers are left alone)
+ *   npm run infra:up [-- kafka cassandra mongodb keycloak prometheus]   start (idempotent: running servers are left alone)
  *   npm run infra:down [-- kafka ...]                        stop exactly the processes infra started (pid files)
  *   npm run infra:status                                     table of servers, pids, readiness, versions, logs
  *   npm run infra:env                                        `export KAFKA_BROKERS=... OIDC_ISSUER=... OIDC_AUDIENCE=...`
@@ -13,11 +13,11 @@ import { loadConfig, type InfraConfig } from './config';
 import { InfraError, displayPath, formatError } from './errors';
 import { checkExternal, externalEnv } from './external';
 import { downOne, formatTable, localEnv, statusOne, upAll, type Logger } from './local';
-import { parseServerNames } from './registry';
+import { defaultServers, parseServerNames } from './registry';
 import type { ServerName } from './types';
 
-const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cassandra|mongodb|keycloak ...]
-  up      start the servers (default: all four) and wait until they answer
+const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cassandra|mongodb|keycloak|prometheus ...]
+  up      start the servers (default: all five) and wait until they answer
   down    stop the servers infra started
   status  show servers, pids, readiness, versions and log files
   env     print export lines with the connection variables
@@ -211,9 +211,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
     return 2;
   }
-  const names: ServerName[] =
-    command === 'smoke' && rest.length === 0 ? ['kafka', 'cassandra'] : parseServerNames(rest);
   const cfg = loadConfig();
+  const names: ServerName[] =
+    command === 'smoke' && rest.length === 0
+      ? ['kafka', 'cassandra']
+      : rest.length === 0
+        ? defaultServers(cfg)
+        : parseServerNames(rest);
   // INFRA_EXTERNAL servers are not this checkout's to start, stop or report in local mode
   const own = cfg.mode === 'local' ? names.filter((n) => !cfg.externalServers.includes(n)) : names;
   return run(cfg, own);

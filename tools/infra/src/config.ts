@@ -9,7 +9,7 @@ import type { ServerName } from './types';
  * - `local`: JVM / native processes under `<root>/.infra`, managed by this CLI (no Docker needed);
  * - `containers`: testcontainers-node (needs a Docker engine);
  * - `external`: already running somewhere; connection strings come from the environment
- *   (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, MONGO_URL, OIDC_ISSUER) and the CLI only checks reachability.
+ *   (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, MONGO_URL, OIDC_ISSUER, PROMETHEUS_URL) and the CLI only checks reachability.
  */
 export type InfraMode = 'local' | 'containers' | 'external';
 
@@ -27,6 +27,8 @@ export interface InfraPorts {
   readonly keycloak: number;
   /** Keycloak management interface (/health); Keycloak 26 would otherwise take 9000. */
   readonly keycloakManagement: number;
+  /** Prometheus HTTP (UI, API, /-/ready). */
+  readonly prometheus: number;
 }
 
 export interface ExternalEndpoints {
@@ -37,6 +39,8 @@ export interface ExternalEndpoints {
   readonly oidcIssuer?: string;
   /** `OIDC_AUDIENCE` (default mobile-world-api). */
   readonly oidcAudience?: string;
+  /** `PROMETHEUS_URL`, e.g. http://prometheus.example.com:9090. */
+  readonly prometheusUrl?: string;
 }
 
 export interface InfraConfig {
@@ -64,9 +68,11 @@ export interface InfraConfig {
    * while the others run locally — e.g. a Kafka of one's own beside the team's databases.
    */
   readonly externalServers: readonly ServerName[];
+  /** `PROMETHEUS_SCRAPE_INTERVAL` (also its rule evaluation interval), a Prometheus duration such as 15s. */
+  readonly prometheusScrapeInterval: string;
 }
 
-const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak'];
+const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus'];
 
 /** `INFRA_EXTERNAL=cassandra,mongodb,...`: a bad name is an error naming the variable. */
 export function parseExternalServers(env: NodeJS.ProcessEnv): ServerName[] {
@@ -96,6 +102,7 @@ export const DEFAULT_PORTS: InfraPorts = {
   mongo: 27217,
   keycloak: 18080,
   keycloakManagement: 18081,
+  prometheus: 19090,
 };
 
 const PORT_VARS: Readonly<Record<keyof InfraPorts, string>> = {
@@ -108,6 +115,7 @@ const PORT_VARS: Readonly<Record<keyof InfraPorts, string>> = {
   mongo: 'MONGO_PORT',
   keycloak: 'KEYCLOAK_PORT',
   keycloakManagement: 'KEYCLOAK_MANAGEMENT_PORT',
+  prometheus: 'PROMETHEUS_PORT',
 };
 
 /** Environment variable that sets a given port (for error messages). */
@@ -152,6 +160,20 @@ function parseHeap(env: NodeJS.ProcessEnv, variable: string, fallback: string): 
   return raw.toLowerCase();
 }
 
+/** A Prometheus duration for the scrape and evaluation intervals (1s … 5m). */
+export function parsePrometheusInterval(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+  const raw = env[variable]?.trim();
+  if (!raw) return fallback;
+  const match = /^(\d+)(ms|s|m)$/.exec(raw);
+  const ms = match
+    ? Number(match[1]) * ({ ms: 1, s: 1000, m: 60_000 } as const)[match[2] as 'ms' | 's' | 'm']
+    : NaN;
+  if (!(ms >= 1000 && ms <= 300_000)) {
+    throw new InfraError(`${variable} must be a duration between 1s and 5m such as 15s, got "${raw}"`);
+  }
+  return raw;
+}
+
 function parseTimeout(env: NodeJS.ProcessEnv, variable: string, fallbackMs: number): number {
   const raw = env[variable]?.trim();
   if (!raw) return fallbackMs;
@@ -173,6 +195,7 @@ export function parsePorts(env: NodeJS.ProcessEnv): InfraPorts {
     mongo: parsePort(env, PORT_VARS.mongo, DEFAULT_PORTS.mongo),
     keycloak: parsePort(env, PORT_VARS.keycloak, DEFAULT_PORTS.keycloak),
     keycloakManagement: parsePort(env, PORT_VARS.keycloakManagement, DEFAULT_PORTS.keycloakManagement),
+    prometheus: parsePort(env, PORT_VARS.prometheus, DEFAULT_PORTS.prometheus),
   };
   const seen = new Map<number, string>();
   for (const key of Object.keys(ports) as (keyof InfraPorts)[]) {
@@ -253,6 +276,7 @@ export function loadConfig(
     mongoUrl: env['MONGO_URL']?.trim() || undefined,
     oidcIssuer: env['OIDC_ISSUER']?.trim().replace(/\/+$/, '') || undefined,
     oidcAudience: env['OIDC_AUDIENCE']?.trim() || undefined,
+    prometheusUrl: env['PROMETHEUS_URL']?.trim().replace(/\/+$/, '') || undefined,
   };
   const infraDirRaw = env['INFRA_DIR']?.trim();
   return {
@@ -270,6 +294,7 @@ export function loadConfig(
     cassandraCommitlogSync: parseCommitlogSync(env),
     startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
     externalServers: parseExternalServers(env),
+    prometheusScrapeInterval: parsePrometheusInterval(env, 'PROMETHEUS_SCRAPE_INTERVAL', '15s'),
   };
 }
 

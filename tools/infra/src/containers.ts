@@ -1,5 +1,5 @@
 /**
- * `INFRA=containers`: the same four servers through testcontainers-node (needs a Docker engine).
+ * `INFRA=containers`: the same servers through testcontainers-node (needs a Docker engine).
  * testcontainers is imported dynamically so that local mode never loads it.
  *
  * Containers are started with `withReuse()` and a `mobile-world.infra` label: Ryuk does not reap
@@ -7,6 +7,7 @@
  * `down` removes them by label.
  */
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import type { InfraConfig } from './config';
 import { InfraError } from './errors';
 import {
@@ -18,6 +19,7 @@ import {
   issuerFor,
   realmFile,
 } from './servers/keycloak';
+import { ALERT_RULES_FILE, PROMETHEUS_IMAGE, writeLocalConfig } from './servers/prometheus';
 import type { ServerName } from './types';
 
 export const CONTAINER_LABEL = 'mobile-world.infra';
@@ -27,7 +29,39 @@ export const IMAGES = {
   cassandra: process.env['CASSANDRA_IMAGE'] ?? 'cassandra:5.0',
   mongodb: process.env['MONGO_IMAGE'] ?? 'mongo:8.0',
   keycloak: process.env['KEYCLOAK_IMAGE'] ?? KEYCLOAK_IMAGE,
+  prometheus: process.env['PROMETHEUS_IMAGE'] ?? PROMETHEUS_IMAGE,
 } as const;
+
+/**
+ * The official image on the host's network (the services it scrapes run on the host), with the
+ * configuration local mode writes: rules and the services file mounted where it looks for them.
+ */
+async function startPrometheus(cfg: InfraConfig): Promise<string> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const layout = writeLocalConfig(cfg, cfg.infraDir, {
+    ruleFile: '/etc/prometheus/alerts.yml',
+    targetsDir: '/etc/prometheus/targets',
+  });
+  const port = cfg.ports.prometheus;
+  await new GenericContainer(IMAGES.prometheus)
+    .withNetworkMode('host')
+    .withBindMounts([
+      { source: layout.configFile, target: '/etc/prometheus/prometheus.yml', mode: 'ro' },
+      { source: join(cfg.root, ALERT_RULES_FILE), target: '/etc/prometheus/alerts.yml', mode: 'ro' },
+      { source: layout.targetsDir, target: '/etc/prometheus/targets', mode: 'ro' },
+    ])
+    .withCommand([
+      '--config.file=/etc/prometheus/prometheus.yml',
+      `--web.listen-address=${cfg.host}:${port}`,
+      '--web.enable-lifecycle',
+    ])
+    .withLabels({ [CONTAINER_LABEL]: 'prometheus' })
+    .withWaitStrategy(Wait.forLogMessage(/Server is ready to receive web requests/))
+    .withStartupTimeout(cfg.startTimeoutMs)
+    .withReuse()
+    .start();
+  return `http://${cfg.host}:${port}`;
+}
 
 async function startKafka(cfg: InfraConfig): Promise<string> {
   const { GenericContainer, Wait, getContainerRuntimeClient } = await import('testcontainers');
@@ -134,6 +168,9 @@ export async function upContainers(
     keycloak: async () => {
       env['OIDC_ISSUER'] = await startKeycloak(cfg);
       env['OIDC_AUDIENCE'] = OIDC_AUDIENCE;
+    },
+    prometheus: async () => {
+      env['PROMETHEUS_URL'] = await startPrometheus(cfg);
     },
   };
   const results = await Promise.allSettled(

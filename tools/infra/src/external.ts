@@ -12,6 +12,7 @@ export function externalEnv(cfg: InfraConfig, names: readonly ServerName[]): Rec
     cassandra: cfg.external.cassandraContactPoints,
     mongodb: cfg.external.mongoUrl,
     keycloak: cfg.external.oidcIssuer,
+    prometheus: cfg.external.prometheusUrl,
   };
   const env: Record<string, string> = {};
   const missing: string[] = [];
@@ -34,18 +35,19 @@ export function externalEnv(cfg: InfraConfig, names: readonly ServerName[]): Rec
   return env;
 }
 
-/** `http://host:port/realms/x` → `host:port` (the scheme's default port when none is given). */
-function issuerHostPort(issuer: string): string {
+/** `http://host:port/path` → `host:port` (the scheme's default port when none is given). */
+function urlHostPort(value: string, variable: string, example: string): string {
   let url: URL;
   try {
-    url = new URL(issuer);
+    url = new URL(value);
   } catch {
-    throw new InfraError(
-      `OIDC_ISSUER must be an http(s) URL such as http://127.0.0.1:18080/realms/mobile-world, got "${issuer}"`,
-    );
+    throw new InfraError(`${variable} must be an http(s) URL such as ${example}, got "${value}"`);
   }
   return `${url.hostname}:${url.port || (url.protocol === 'http:' ? '80' : '443')}`;
 }
+
+const issuerHostPort = (issuer: string): string =>
+  urlHostPort(issuer, 'OIDC_ISSUER', 'http://127.0.0.1:18080/realms/mobile-world');
 
 export function endpointsOf(name: ServerName, value: string): [string, number][] {
   switch (name) {
@@ -57,6 +59,12 @@ export function endpointsOf(name: ServerName, value: string): [string, number][]
       return mongoHosts(value);
     case 'keycloak':
       return parseHostPorts(issuerHostPort(value), 443, 'OIDC_ISSUER');
+    case 'prometheus':
+      return parseHostPorts(
+        urlHostPort(value, 'PROMETHEUS_URL', 'http://127.0.0.1:9090'),
+        443,
+        'PROMETHEUS_URL',
+      );
   }
 }
 

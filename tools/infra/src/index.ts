@@ -7,14 +7,14 @@
  * Brings the servers up if they are not running (local processes, containers or external,
  * depending on INFRA — see config.ts), and returns the connection variables
  * (KAFKA_BROKERS and Kafka's SASL credentials, CASSANDRA_CONTACT_POINTS, CASSANDRA_LOCAL_DATACENTER,
- * MONGO_URL, OIDC_ISSUER, OIDC_AUDIENCE),
+ * MONGO_URL, OIDC_ISSUER, OIDC_AUDIENCE, and PROMETHEUS_URL when asked for),
  * which are also copied into process.env so that test workers inherit them.
  */
 import { loadConfig, type InfraConfig } from './config';
 import { InfraError, formatError } from './errors';
 import { checkExternal } from './external';
 import { upAll } from './local';
-import { SERVER_NAMES } from './registry';
+import { CORE_SERVERS, SERVER_NAMES } from './registry';
 import { OIDC_AUDIENCE } from './servers/keycloak';
 import type { ServerName } from './types';
 
@@ -22,13 +22,14 @@ export { loadConfig } from './config';
 export { readPidState, serverPaths, spawnDetached, stopProcess, tailFile } from './process';
 export type { InfraConfig, InfraMode } from './config';
 export { InfraError } from './errors';
-export { SERVER_NAMES } from './registry';
+export { CORE_SERVERS, SERVER_NAMES, defaultServers } from './registry';
 export { KAFKA_ADMIN_PRINCIPAL, KAFKA_SASL_MECHANISM, kafkaCredentialEnv, kafkaDevPassword, kafkaPasswordVariable, kafkaSasl } from './servers/kafka-security';
 export { KEYCLOAK_IMAGE, OIDC_AUDIENCE, OIDC_REALM, issuerFor, realmClientSecret, realmDemoUsers, type RealmUser } from './servers/keycloak';
+export { PROMETHEUS_IMAGE, composePrometheusConfig, writeScrapeTargets, type ScrapeTarget } from './servers/prometheus';
 export type { ServerName } from './types';
 
 export interface EnsureInfraOptions {
-  /** Which servers (default: kafka, cassandra, mongodb, keycloak). */
+  /** Which servers (default: kafka, cassandra, mongodb, keycloak — Prometheus only when asked for). */
   readonly servers?: readonly ServerName[];
   /** Progress output (default: stderr). */
   readonly log?: (line: string) => void;
@@ -39,7 +40,7 @@ export interface EnsureInfraOptions {
 
 export async function ensureInfra(options: EnsureInfraOptions = {}): Promise<Record<string, string>> {
   const cfg = options.config ?? loadConfig();
-  const names = options.servers ?? SERVER_NAMES;
+  const names = options.servers ?? CORE_SERVERS;
   const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const logger = (name: string, message: string): void => write(`[infra:${name}] ${message}`);
   let env: Record<string, string>;

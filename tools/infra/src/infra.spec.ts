@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -11,7 +12,7 @@ import {
   parsePorts,
 } from './config';
 import { InfraError, formatError } from './errors';
-import { parseServerNames } from './registry';
+import { defaultServers, parseServerNames } from './registry';
 import {
   CASSANDRA_JVM17_FLAGS,
   cassandraJvmArgs,
@@ -51,6 +52,7 @@ import {
   versionFromKeycloakLog,
 } from './servers/keycloak';
 import { externalEnv } from './external';
+import { versionFromBuildInfo, writeLocalConfig, writeScrapeTargets } from './servers/prometheus';
 
 const noDocker = (): boolean => false;
 
@@ -69,7 +71,7 @@ describe('config', () => {
     const cfg = (env: NodeJS.ProcessEnv) => loadConfig(env, { root: '/r', detectDocker: noDocker });
     expect(cfg({}).externalServers).toEqual([]);
     expect(cfg({ INFRA_EXTERNAL: 'cassandra, mongo,keycloak,cassandra' }).externalServers).toEqual(['cassandra', 'mongodb', 'keycloak']);
-    expect(() => cfg({ INFRA_EXTERNAL: 'redis' })).toThrow(/^INFRA_EXTERNAL must list some of kafka, cassandra, mongodb, keycloak, got "redis"$/);
+    expect(() => cfg({ INFRA_EXTERNAL: 'redis' })).toThrow(/^INFRA_EXTERNAL must list some of kafka, cassandra, mongodb, keycloak, prometheus, got "redis"$/);
   });
 
   it('uses non-clashing default ports', () => {
@@ -155,7 +157,7 @@ describe('config', () => {
   });
 
   it('parses server names', () => {
-    expect(parseServerNames([])).toEqual(['kafka', 'cassandra', 'mongodb', 'keycloak']);
+    expect(parseServerNames([])).toEqual(['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus']);
     expect(parseServerNames(['cassandra', 'mongo,kafka', 'kafka'])).toEqual([
       'cassandra',
       'mongodb',
@@ -573,5 +575,67 @@ describe('keycloak', () => {
       for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(users.every((u) => u.password === 'demo')).toBe(true);
     });
+  });
+});
+
+describe('prometheus', () => {
+  const root = join(__dirname, '..', '..', '..');
+
+  it('PROMETHEUS_PORT (default 19090) and PROMETHEUS_SCRAPE_INTERVAL are validated once, naming the variable', () => {
+    expect(loadConfig({}, { root, detectDocker: noDocker }).ports.prometheus).toBe(19090);
+    expect(loadConfig({}, { root, detectDocker: noDocker }).prometheusScrapeInterval).toBe('15s');
+    expect(loadConfig({ PROMETHEUS_SCRAPE_INTERVAL: '1s' }, { root, detectDocker: noDocker }).prometheusScrapeInterval).toBe('1s');
+    expect(() => parsePorts({ PROMETHEUS_PORT: '18080' })).toThrow(/PROMETHEUS_PORT and KEYCLOAK_PORT|KEYCLOAK_PORT and PROMETHEUS_PORT/);
+    for (const bad of ['15', '500ms', '10m', 'soon'])
+      expect(() => loadConfig({ PROMETHEUS_SCRAPE_INTERVAL: bad }, { root, detectDocker: noDocker })).toThrow(
+        /^PROMETHEUS_SCRAPE_INTERVAL must be a duration between 1s and 5m/,
+      );
+  });
+
+  it('scrapes the services from the targets file with the operator client of the realm, and loads the committed rules', () => {
+    const cfg = loadConfig({ PROMETHEUS_PORT: '29090', KEYCLOAK_PORT: '28080' }, { root, detectDocker: noDocker });
+    const dir = mkdtempSync(join(tmpdir(), 'prom-'));
+    const layout = writeLocalConfig(cfg, dir, { ruleFile: '/rules/alerts.yml', targetsDir: '/t' });
+    const config = parseYaml(readFileSync(layout.configFile, 'utf8')) as {
+      rule_files: string[];
+      scrape_configs: { job_name: string; oauth2?: Record<string, string>; file_sd_configs?: { files: string[] }[]; static_configs?: { targets: string[] }[] }[];
+    };
+    expect(config.rule_files).toEqual(['/rules/alerts.yml']);
+    const services = config.scrape_configs.find((c) => c.job_name === 'services');
+    expect(services?.oauth2).toEqual({
+      client_id: 'mobile-world-ops',
+      client_secret: realmClientSecret(root, 'mobile-world-ops'),
+      token_url: 'http://127.0.0.1:28080/realms/mobile-world/protocol/openid-connect/token',
+    });
+    expect(services?.file_sd_configs?.[0]?.files).toEqual(['/t/*.json']);
+    expect(config.scrape_configs.find((c) => c.job_name === 'prometheus')?.static_configs?.[0]?.targets).toEqual(['127.0.0.1:29090']);
+    // an empty services file the first time; npm start's targets replace it
+    expect(JSON.parse(readFileSync(layout.servicesFile, 'utf8'))).toEqual([]);
+    writeScrapeTargets(dir, [{ job: 'orders', address: '127.0.0.1:3004' }]);
+    expect(JSON.parse(readFileSync(layout.servicesFile, 'utf8'))).toEqual([{ targets: ['127.0.0.1:3004'], labels: { job: 'orders' } }]);
+    writeLocalConfig(cfg, dir, { ruleFile: '/rules/alerts.yml', targetsDir: '/t' });
+    expect(JSON.parse(readFileSync(layout.servicesFile, 'utf8'))).toHaveLength(1);
+  });
+
+  it('the token comes from OIDC_ISSUER when Keycloak is external', () => {
+    const cfg = loadConfig(
+      { INFRA_EXTERNAL: 'keycloak', OIDC_ISSUER: 'https://id.example.com/realms/mobile-world/' },
+      { root, detectDocker: noDocker },
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'prom-'));
+    const text = readFileSync(writeLocalConfig(cfg, dir, { ruleFile: 'r', targetsDir: 't' }).configFile, 'utf8');
+    expect(text).toContain('token_url: https://id.example.com/realms/mobile-world/protocol/openid-connect/token');
+  });
+
+  it('is part of every default run, except INFRA=external without PROMETHEUS_URL', () => {
+    const all = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus'];
+    expect(defaultServers(loadConfig({ INFRA: 'local' }, { root }))).toEqual(all);
+    expect(defaultServers(loadConfig({ INFRA: 'external' }, { root }))).toEqual(all.slice(0, 4));
+    expect(defaultServers(loadConfig({ INFRA: 'external', PROMETHEUS_URL: 'http://p:9090' }, { root }))).toEqual(all);
+  });
+
+  it('reads its version from the build info', () => {
+    expect(versionFromBuildInfo({ status: 'success', data: { version: '2.42.0+ds' } })).toBe('Prometheus 2.42.0+ds');
+    expect(versionFromBuildInfo({})).toBeUndefined();
   });
 });

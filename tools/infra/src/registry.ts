@@ -4,9 +4,19 @@ import { createCassandraServer } from './servers/cassandra';
 import { createKafkaServer } from './servers/kafka';
 import { createKeycloakServer } from './servers/keycloak';
 import { createMongodbServer } from './servers/mongodb';
+import { createPrometheusServer } from './servers/prometheus';
 import type { LocalServer, ServerName } from './types';
 
-export const SERVER_NAMES: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak'];
+/** Every server the CLI starts, stops and reports by default. */
+export const SERVER_NAMES: readonly ServerName[] = [
+  'kafka',
+  'cassandra',
+  'mongodb',
+  'keycloak',
+  'prometheus',
+];
+/** The servers the services and their tests need (ensureInfra's default); Prometheus only watches them. */
+export const CORE_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak'];
 
 export function isServerName(value: string): value is ServerName {
   return (SERVER_NAMES as readonly string[]).includes(value);
@@ -29,6 +39,16 @@ export function parseServerNames(args: readonly string[]): ServerName[] {
   return names;
 }
 
+/**
+ * The servers a default run takes care of: all of them, except Prometheus under INFRA=external when
+ * no PROMETHEUS_URL names one (watching is optional where the servers are someone else's).
+ */
+export function defaultServers(cfg: Pick<InfraConfig, 'mode' | 'external'>): ServerName[] {
+  return SERVER_NAMES.filter(
+    (n) => n !== 'prometheus' || cfg.mode !== 'external' || cfg.external.prometheusUrl,
+  );
+}
+
 export async function loadServer(name: ServerName, cfg: InfraConfig): Promise<LocalServer> {
   switch (name) {
     case 'kafka':
@@ -39,6 +59,8 @@ export async function loadServer(name: ServerName, cfg: InfraConfig): Promise<Lo
       return createMongodbServer(cfg);
     case 'keycloak':
       return createKeycloakServer(cfg);
+    case 'prometheus':
+      return createPrometheusServer(cfg);
   }
 }
 
@@ -48,4 +70,5 @@ export const CONNECTION_VARS: Readonly<Record<ServerName, string>> = {
   cassandra: 'CASSANDRA_CONTACT_POINTS',
   mongodb: 'MONGO_URL',
   keycloak: 'OIDC_ISSUER',
+  prometheus: 'PROMETHEUS_URL',
 };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServicePrincipal } from '@mw/contracts';
-import { kafkaPasswordVariable } from '@mw/infra';
+import { kafkaPasswordVariable, type ScrapeTarget } from '@mw/infra';
 
 /** The processes `npm start` runs from their built bundles, with the settings each needs. */
 export interface StackService {
@@ -137,6 +137,14 @@ export function servicePort(s: StackService, settings: Pick<StackSettings, 'port
 export const STACK_MARKER = 'MW_STACK_DIR';
 
 /** Environment of one service from the infra connection variables. */
+/** What Prometheus scrapes: each service of this stack at its port (job = the service). */
+export function scrapeTargets(
+  settings: Pick<StackSettings, 'portOffset' | 'services'>,
+  host = '127.0.0.1',
+): ScrapeTarget[] {
+  return settings.services.map((s) => ({ job: s.name, address: `${host}:${servicePort(s, settings)}` }));
+}
+
 export function serviceEnv(
   s: StackService,
   infra: Readonly<Record<string, string>>,

@@ -33,6 +33,8 @@ const env: NodeJS.ProcessEnv = {
   INFRA_EXTERNAL: 'cassandra,mongodb,keycloak',
   KAFKA_PORT: '24092',
   KAFKA_CONTROLLER_PORT: '24093',
+  PROMETHEUS_PORT: '24090',
+  PROMETHEUS_SCRAPE_INTERVAL: '2s',
   KAFKA_HEAP: '256m',
   KAFKA_BROKERS: '',
   STACK_SERVICES: 'catalog-projector',
@@ -61,7 +63,6 @@ function run(script: string): Promise<{ code: number | null; out: string }> {
   });
 }
 
-
 const projector = (): { pid: number | null; startTime: string | null; restarts: number } | undefined =>
   readSupervisorState(layout.stateFile)?.services.find((s) => s.name === 'catalog-projector');
 const kafkaPid = (): number => Number(readFileSync(join(OWN, 'kafka', 'server.pid'), 'utf8').trim());
@@ -83,12 +84,13 @@ function stackProcesses(): number[] {
 afterAll(async () => {
   // whatever a failed test left: this stack's services and its broker only
   await stopServices(layout, () => undefined).catch(() => undefined);
-  await stopInfra(loadConfig(env), ['kafka'], () => undefined).catch(() => undefined);
+  await stopInfra(loadConfig(env), ['kafka', 'prometheus'], () => undefined).catch(() => undefined);
 }, 120_000);
 
 describe('npm start / npm stop', () => {
   it('refuses a port held by a process it did not start, in one line naming the port and the process', async () => {
-    const squatter: Server = createServer();
+    // it hangs up on every connection (npm start's Prometheus scrapes this port): close() then returns at once
+    const squatter: Server = createServer((socket) => socket.destroy());
     await new Promise<void>((r) => squatter.listen(PORT, '0.0.0.0', r));
     try {
       const { code, out } = await run('start');
@@ -115,6 +117,17 @@ describe('npm start / npm stop', () => {
     const original = projector()!;
     expect(original.pid).not.toBeNull();
     expect(await ready(PORT)).toBe(true);
+
+    // Prometheus (docs/adr/0011) scrapes the stack's service with the operator token it takes itself
+    expect(first.out).toContain('Prometheus http://127.0.0.1:24090');
+    const target = await until(async () => {
+      const res = await fetch('http://127.0.0.1:24090/api/v1/targets').catch(() => undefined);
+      const body = (await res?.json().catch(() => undefined)) as
+        | { data: { activeTargets: { labels: Record<string, string>; health: string; scrapeUrl: string }[] } }
+        | undefined;
+      return body?.data.activeTargets.find((t) => t.labels['job'] === 'catalog-projector' && t.health === 'up');
+    }, 60_000, 'catalog-projector scraped by Prometheus');
+    expect(target.scrapeUrl).toBe(`http://127.0.0.1:${PORT}/metrics`);
 
     // the broker crashes: the projector stays alive but is no longer ready
     process.kill(-kafkaPid(), 'SIGKILL');
@@ -180,6 +193,7 @@ describe('npm start / npm stop', () => {
     expect(stop.out).toContain(`[stop] stopped catalog-projector pid ${second}`);
     expect(stop.out).toContain(`[stop] stopped supervisor pid ${supervisor.pid} (stopped)`);
     expect(stop.out).toMatch(/kafka: stopped pid \d+/);
+    expect(stop.out).toMatch(/prometheus: stopped pid \d+/);
     expect(stop.out).not.toMatch(/cassandra|mongodb|keycloak/);
     await until(
       () => stackProcesses().length === 0,

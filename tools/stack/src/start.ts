@@ -1,19 +1,20 @@
 /**
  * `npm start`: the whole system on this machine, from nothing.
- *  1. infrastructure (Kafka, Cassandra, MongoDB server, Keycloak) via tools/infra — installs what it needs;
+ *  1. infrastructure (Kafka, Cassandra, MongoDB server, Keycloak, Prometheus) via tools/infra — installs
+ *     what it needs; Prometheus scrapes the services of this stack (their ports written first);
  *  2. builds the service bundles with Nx;
  *  3. starts the services' supervisor (stack.ts, supervisor.ts), which runs every service and
  *     restarts one that exits (logs under .infra/services/<name>/);
  *  4. waits until each answers /health/ready;
  *  5. loads the demo data once;
- *  6. prints the URLs and one curl per demo user for a token.
+ *  6. prints the URLs (Prometheus's too) and one curl per demo user for a token.
  * Running it again is safe: when this checkout's supervisor is alive nothing is started twice —
  * a service alive but not ready (e.g. its broker is back only now) is reported and waited for.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureInfra, loadConfig, realmClientSecret, realmDemoUsers } from '@mw/infra';
-import { servicePort, stackSettings } from './services';
+import { defaultServers, ensureInfra, loadConfig, realmClientSecret, realmDemoUsers, writeScrapeTargets } from '@mw/infra';
+import { scrapeTargets, servicePort, stackSettings } from './services';
 import { stackLayout, startServices } from './stack';
 import { loadDemoData } from './demo-data';
 
@@ -23,7 +24,8 @@ async function main(): Promise<void> {
   const settings = stackSettings();
   const cfg = loadConfig();
   log(`infrastructure (INFRA=${cfg.mode})`);
-  const infra = await ensureInfra();
+  writeScrapeTargets(cfg.infraDir, scrapeTargets(settings));
+  const infra = await ensureInfra({ servers: defaultServers(cfg) });
 
   if (settings.build) {
     log('building service bundles');
@@ -55,6 +57,8 @@ async function main(): Promise<void> {
       `  ${s.name.padEnd(18)} http://127.0.0.1:${servicePort(s, settings)}/docs   /health/ready   /metrics`,
   );
   console.log(`\nMobile World is up.\n${rows.join('\n')}\n`);
+  const prometheus = infra['PROMETHEUS_URL'];
+  if (prometheus) console.log(`Prometheus ${prometheus} — ${prometheus}/targets, ${prometheus}/alerts (README: Metrics and alerts)\n`);
   if (infra['OIDC_ISSUER']) console.log(`${tokenHelp(cfg.root, infra['OIDC_ISSUER'])}\n`);
   console.log('Status (pid, uptime, restarts, readiness): npm run status\nStop everything with: npm stop\n');
 }

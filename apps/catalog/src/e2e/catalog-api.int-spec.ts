@@ -4,7 +4,7 @@ import { testEnv } from '@mw/testing';
 import { PRODUCTS } from '../shared/catalog-db';
 import { buildSearch, SearchParams, SORTS } from '../search/search-query';
 import { SearchRepository } from '../search/search.repository';
-import { carol, http, startStack, Stack } from './harness';
+import { bearer, carol, http, startStack, Stack } from './harness';
 
 type Problem = { code: string; errors: { field: string; message: string }[] };
 type Page = { items: { id: string; price: string }[]; next_cursor: string | null };
@@ -237,6 +237,19 @@ describe('catalog API on real MongoDB', () => {
     ]);
     const discount = await http<Page>('GET', `${s.url}/products?sort=discount&limit=1`);
     expect(discount.body.items[0]!.price).toBe('99999.99');
+  });
+
+  it('a listing or a search by category counts its root category on /metrics (seed 002 hot-category watch)', async () => {
+    const counted = async (): Promise<number> => {
+      const text = await (await fetch(`${s.url}/metrics`, { headers: await bearer('service') })).text();
+      return Number(/^catalog_category_requests_total\{category="electronics"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await counted();
+    await http('GET', `${s.url}/products?category_id=${ids['android']}&limit=1`);
+    await http('GET', `${s.url}/products?category_id=${ids['electronics']}&limit=1`);
+    await http('GET', `${s.url}/products?limit=1`);
+    expect((await http('GET', `${s.url}/categories/smartphones/products?limit=1`)).status).toBe(200);
+    expect(await counted()).toBe(before + 3);
   });
 
   it('every search query shape: the planner picks its index, no blocking SORT, docs examined close to returned (explain on mongod)', async () => {

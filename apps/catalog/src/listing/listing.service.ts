@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CategoriesRepository } from '../categories/categories.repository';
+import { CategoryTraffic } from '../categories/category-traffic';
 import type { CatalogConfig } from '../config';
 import { CatalogErrors } from '../shared/errors';
 import { CATALOG_CONFIG } from '../shared/tokens';
@@ -31,12 +32,14 @@ export class ListingService {
   constructor(
     private readonly repo: ListingRepository,
     private readonly categories: CategoriesRepository,
+    private readonly traffic: CategoryTraffic,
     @Inject(CATALOG_CONFIG) private readonly config: Pick<CatalogConfig, 'CATALOG_LISTING_PERIOD_DAYS'>,
   ) {}
 
   async newestInCategory(slug: string, limit: number, cursor: string | undefined): Promise<ListingPage> {
     const category = await this.categories.findBySlug(slug);
     if (!category) throw CatalogErrors.categoryNotFound(`"${slug}"`);
+    this.traffic.count(category);
     const after = cursor === undefined ? null : decodeListingCursor(cursor);
     if (cursor !== undefined && !after) throw CatalogErrors.invalidCursor();
     const page = await this.newest(category.id, limit, after);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CategoriesRepository } from '../categories/categories.repository';
+import { CategoryTraffic } from '../categories/category-traffic';
 import { toProduct } from '../products/product.mapper';
 import { Product } from '../products/product';
 import { CatalogErrors } from '../shared/errors';
@@ -17,11 +18,15 @@ export class SearchService {
   constructor(
     private readonly repo: SearchRepository,
     private readonly categories: CategoriesRepository,
+    private readonly traffic: CategoryTraffic,
   ) {}
 
   async search(q: SearchQuery): Promise<SearchPage> {
-    if (q.category_id && !(await this.categories.findById(q.category_id)))
-      throw CatalogErrors.unknownCategory('query.category_id', q.category_id);
+    if (q.category_id) {
+      const category = await this.categories.findById(q.category_id);
+      if (!category) throw CatalogErrors.unknownCategory('query.category_id', q.category_id);
+      this.traffic.count(category);
+    }
     let cursor: Cursor | undefined;
     if (q.cursor !== undefined) {
       const c = decodeCursor(q.cursor, q.sort);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Counter } from 'prom-client';
 import { Carts, TraceContext } from '@mw/contracts';
 import { AppError } from '@mw/platform';
 import { SagaMessages } from '../saga/saga-messages';
@@ -20,6 +21,8 @@ export class CheckoutService {
     private readonly timeouts: SagaTimeouts,
     private readonly nudges: SagaNudges,
     private readonly logger: Logger,
+    /** orders_created_total{zone}: the seed 002 watch of the orders shard key's ranges (one zone each). */
+    private readonly created: Pick<Counter<'zone'>, 'inc'>,
   ) {}
 
   async onCheckoutRequested(checkout: Carts.CheckoutRequestedPayload, trace: TraceContext): Promise<void> {
@@ -50,6 +53,9 @@ export class CheckoutService {
     );
     const inserted = await this.repo.insertWithMessages(o, [created, ...this.messages.forCommands(o, initialCommands, trace.causation_id, now)]);
     this.logger.info({ order_id: o.id, checkout_id: o.checkout_id, duplicate: !inserted }, inserted ? 'order created, stock requested' : 'duplicate checkout ignored');
-    if (inserted) this.nudges.outbox();
+    if (inserted) {
+      this.created.inc({ zone: o.zone });
+      this.nudges.outbox();
+    }
   }
 }

@@ -20,6 +20,7 @@ import { PaymentMetrics } from '../payments/payment.metrics';
 import { PaymentReconciler } from '../payments/reconciliation';
 import { SimulatedPaymentGateway } from '../payments/simulator/simulated-payment.gateway';
 import { DeadlineSweeper } from '../saga/deadline-sweeper';
+import { ordersCreatedCounter, overdueGraceMs, SagaOverdueMetrics } from '../saga/saga.metrics';
 import { SagaMessages } from '../saga/saga-messages';
 import { sagaControllers } from '../saga/saga.controllers';
 import { SagaTimeouts } from '../saga/saga';
@@ -155,9 +156,9 @@ export class OrdersModule {
         },
         {
           provide: CheckoutService,
-          useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger) =>
-            new CheckoutService(r, m, config.ZONES, sagaTimeouts(config), n, log),
-          inject: [OrdersRepository, SagaMessages, Nudges, LOGGER],
+          useFactory: (r: OrdersRepository, m: SagaMessages, n: Nudges, log: Logger, metrics: Metrics) =>
+            new CheckoutService(r, m, config.ZONES, sagaTimeouts(config), n, log, ordersCreatedCounter(metrics.registry)),
+          inject: [OrdersRepository, SagaMessages, Nudges, LOGGER, Metrics],
         },
         {
           provide: OrderLifecycle,
@@ -233,6 +234,12 @@ export class OrdersModule {
               m,
             ),
           inject: [OrdersRepository, PAYMENT_GATEWAY, SagaService, LOGGER, PaymentMetrics],
+        },
+        {
+          provide: SagaOverdueMetrics,
+          useFactory: (m: Metrics, r: OrdersRepository) =>
+            new SagaOverdueMetrics(m.registry, r, overdueGraceMs(config.SAGA_SWEEP_INTERVAL_MS)),
+          inject: [Metrics, OrdersRepository],
         },
         {
           provide: DeadlineSweeper,

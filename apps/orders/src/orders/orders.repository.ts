@@ -124,6 +124,17 @@ export class OrdersRepository {
     return docs.map(toOrder);
   }
 
+  /** How many orders wait in each saga state with a deadline at or before `before` (index saga_deadline). */
+  async overdueByState(before: Date): Promise<{ state: string; count: number }[]> {
+    const rows = await this.orders
+      .aggregate<{ _id: string; count: number }>(
+        [{ $match: { 'saga.deadline': { $lte: before } } }, { $group: { _id: '$saga.state', count: { $sum: 1 } } }],
+        primary,
+      )
+      .toArray();
+    return rows.map((r) => ({ state: r._id, count: r.count }));
+  }
+
   /**
    * Cancelled orders the payment reconciliation has not checked yet, untouched since `before`:
    * CANCELLED, or CANCELLING with the reversal already recorded (waiting only for stock).

@@ -87,6 +87,13 @@ export const shardingTable: readonly CollectionSharding[] = [
         accepted: 'a sweep must visit every shard; each answers from its saga.deadline index, limit-bounded',
       },
       {
+        op: 'aggregate',
+        fields: ['saga.deadline'],
+        from: 'orders_saga_overdue gauge (each Prometheus scrape, docs/adr/0011)',
+        accepted:
+          'a count by saga state of the overdue orders only: each shard answers from its saga.deadline index; one per scrape',
+      },
+      {
         op: 'query',
         fields: ['saga.payment.next_at'],
         from: 'payment worker',

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { HealthController, HealthRegistry } from '../health/health';
-import { Metrics, MetricsController } from '../metrics/metrics';
+import { Metrics, MetricsController, ReadinessMetrics } from '../metrics/metrics';
 
 export const LOGGER = Symbol('LOGGER');
 
@@ -13,7 +13,7 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       controllers: [HealthController, MetricsController],
-      providers: [HealthRegistry, Metrics, { provide: LOGGER, useValue: logger }],
+      providers: [HealthRegistry, Metrics, ReadinessMetrics, { provide: LOGGER, useValue: logger }],
       exports: [HealthRegistry, Metrics, LOGGER],
     };
   }

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { access } from '../edge/access';
 import { Endpoint, endpoint } from '../edge/endpoint';
 import type { NextFunction, Request, Response } from 'express';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { HealthRegistry } from '../health/health';
 
 /** One Prometheus registry per service process. */
 @Injectable()
@@ -32,6 +33,33 @@ export class Metrics {
   };
 }
 
+/**
+ * `service_readiness_check_up{check}`: 1 when the readiness check answered at the scrape, else 0 — one
+ * series per registered check (mongodb, cassandra, kafka, kafka-consumer, …), read from the same cached
+ * run as /health/ready, so a scrape adds no load on the stores. Alert DependencyNotReady reads it.
+ */
+export function registerReadinessGauge(registry: Registry, health: HealthRegistry): Gauge<'check'> {
+  return new Gauge({
+    name: 'service_readiness_check_up',
+    help: 'Readiness checks of this process (1 up, 0 down), as /health/ready reports them',
+    labelNames: ['check'],
+    registers: [registry],
+    async collect() {
+      const readiness = await health.readiness();
+      for (const [check, result] of Object.entries(readiness.checks))
+        this.set({ check }, result.status === 'up' ? 1 : 0);
+    },
+  });
+}
+
+/** Registers the readiness gauge of the service's registry (PlatformModule). */
+@Injectable()
+export class ReadinessMetrics {
+  constructor(metrics: Metrics, health: HealthRegistry) {
+    registerReadinessGauge(metrics.registry, health);
+  }
+}
+
 const scrapeEndpoint = endpoint({
   operationId: 'metrics',
   method: 'GET',
@@ -40,7 +68,12 @@ const scrapeEndpoint = endpoint({
   summary: 'Prometheus metrics of this process',
   description: 'Scrape with a client-credentials token of `mobile-world-ops` (role operator).',
   access: access.roles('operator'),
-  response: { status: 200, description: 'Prometheus text format 0.0.4', schema: z.string(), contentType: 'text/plain' },
+  response: {
+    status: 200,
+    description: 'Prometheus text format 0.0.4',
+    schema: z.string(),
+    contentType: 'text/plain',
+  },
 });
 
 @Controller()
