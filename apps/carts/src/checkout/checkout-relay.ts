@@ -8,7 +8,8 @@ import type { CartsConfig } from '../config';
 import { CartsRepository } from '../carts/carts.repository';
 import { decideIntent, dueForRelay } from './checkout';
 import { CheckoutOutboxRepository, StoredIntent } from './checkout.repository';
-import { IdleBackoff, RELAY_IDLE_FACTOR, ScanWindow } from './relay-pacing';
+import { RelayBoundsRepository } from './relay-bounds.repository';
+import { IdleBackoff, RELAY_IDLE_FACTOR, RelayBounds, ScanWindow } from './relay-pacing';
 
 /** Intents one read of a bucket takes; a full page is continued by the next pass. */
 const PAGE = 200;
@@ -23,23 +24,25 @@ const PAGE = 200;
 @Injectable()
 export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly loop: Periodic;
-  private readonly window: ScanWindow;
+  private readonly window: RelayBounds;
   private readonly backoff = new IdleBackoff(RELAY_IDLE_FACTOR);
 
   constructor(
     private readonly outbox: CheckoutOutboxRepository,
     private readonly carts: CartsRepository,
     private readonly publisher: KafkaPublisher,
+    bounds: RelayBoundsRepository,
     @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.window = new ScanWindow(config.RELAY_LOOKBACK_MS);
+    this.window = new RelayBounds('checkout', bounds, new ScanWindow(config.RELAY_LOOKBACK_MS), config.RELAY_LOOKBACK_MS);
     this.loop = new Periodic('checkout-relay', config.CHECKOUT_RELAY_INTERVAL_MS, () => this.backoff.tick(async () => (await this.pass()).found), logger);
   }
 
   /** A checkout of this instance wrote an intent: read at the next tick, whatever the backoff. */
   nudge(): void {
     this.backoff.wake();
+    this.window.deleted(); // its request deletes the intent once published
   }
 
   /** The message an intent stands for, on the configured checkout topic. */
@@ -67,7 +70,7 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
     let found = 0;
     for (let bucket = 0; bucket < this.config.CHECKOUT_OUTBOX_BUCKETS; bucket++) {
       const startedAt = new Date();
-      const intents = await this.outbox.pending(bucket, PAGE, this.window.from(bucket));
+      const intents = await this.outbox.pending(bucket, PAGE, await this.window.from(bucket));
       found += intents.length;
       const toPublish: StoredIntent[] = [];
       const toDiscard: StoredIntent[] = [];
@@ -93,7 +96,9 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
         pageFull: intents.length === PAGE,
         kept: intents.filter((i) => !gone.has(i)).map((i) => i.created_at),
       });
+      if (intents.length > 0) this.window.deleted(); // deleted now, or soon by their requests
     }
+    await this.window.saveIfDue();
     return { published, found };
   }
 }

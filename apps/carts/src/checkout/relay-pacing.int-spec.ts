@@ -1,10 +1,18 @@
 import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
 import { waitFor } from '@mw/testing';
+import type { Logger } from 'pino';
+import { KafkaPublisher } from '@mw/messaging';
+import { LOGGER } from '@mw/platform';
+import { CartsRepository } from '../carts/carts.repository';
+import { MergeIntentsRepository } from '../merge/merge-intents.repository';
 import { MergeRelay } from '../merge/merge-relay';
+import { MergeService } from '../merge/merge.service';
 import { CartsChild } from '../test/child';
 import { CartsHarness, oid, sleep, type Who } from '../test/harness';
 import { CheckoutRelay } from './checkout-relay';
+import { CheckoutOutboxRepository } from './checkout.repository';
+import { RelayBoundsRepository } from './relay-bounds.repository';
 
 const { Uuid } = types;
 
@@ -107,6 +115,41 @@ describe('carts relays: reads bounded in time (real Cassandra)', () => {
     try {
       await h.app.get(CheckoutRelay).drainOnce();
       await h.app.get(MergeRelay).drainOnce();
+    } finally {
+      reads.stop();
+    }
+    expect(reads.count('checkout_outbox')).toBe(h.config.CHECKOUT_OUTBOX_BUCKETS);
+    expect(reads.count('merge_intents')).toBe(4);
+    expect(await reads.tombstonesScanned()).toBe(0);
+  });
+
+  it('a restarted relay starts from the saved bounds: its first pass scans no tombstone either', async () => {
+    // What a new process builds: relays with no bound in memory, on the same keyspace.
+    const logger = h.app.get<Logger>(LOGGER);
+    const bounds = h.app.get(RelayBoundsRepository);
+    const restarted = {
+      checkout: new CheckoutRelay(
+        h.app.get(CheckoutOutboxRepository),
+        h.app.get(CartsRepository),
+        h.app.get(KafkaPublisher),
+        bounds,
+        h.config,
+        logger,
+      ),
+      merge: new MergeRelay(
+        h.app.get(MergeIntentsRepository),
+        h.app.get(CartsRepository),
+        h.app.get(MergeService),
+        bounds,
+        h.config,
+        logger,
+      ),
+    };
+    const reads = new RelayReads(db);
+    reads.record({ trace: true });
+    try {
+      await restarted.checkout.drainOnce();
+      await restarted.merge.drainOnce();
     } finally {
       reads.stop();
     }

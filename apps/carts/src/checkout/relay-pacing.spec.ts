@@ -1,4 +1,4 @@
-import { IdleBackoff, ScanWindow, writtenInTime } from './relay-pacing';
+import { type BoundsStore, IdleBackoff, RelayBounds, ScanWindow, writtenInTime } from './relay-pacing';
 
 const at = (ms: number) => new Date(Date.parse('2026-11-25T12:00:00.000Z') + ms);
 
@@ -70,5 +70,53 @@ describe('relay idle backoff', () => {
     let next = false;
     await during.tick(async () => ((next = true), 0));
     expect(next).toBe(true);
+  });
+});
+
+describe('relay bounds kept across restarts (RelayBounds)', () => {
+  class Store implements BoundsStore {
+    saved = new Map<number, Date>();
+    loads = 0;
+    saves = 0;
+    fail = false;
+    async load(): Promise<ReadonlyMap<number, Date>> {
+      this.loads++;
+      return new Map(this.saved);
+    }
+    async save(_relay: string, bounds: ReadonlyMap<number, Date>): Promise<void> {
+      if (this.fail) throw new Error('down');
+      this.saves++;
+      this.saved = new Map(bounds);
+    }
+  }
+  const pass = { startedAt: at(60_000), seen: [], pageFull: false, kept: [] };
+
+  it('a new relay starts from the saved bounds, loaded once', async () => {
+    const store = new Store();
+    store.saved.set(0, at(42));
+    const b = new RelayBounds('checkout', store, new ScanWindow(10_000), 1000);
+    expect(await b.from(0)).toEqual(at(42));
+    expect(await b.from(1)).toBeNull();
+    expect(store.loads).toBe(1);
+  });
+
+  it('saves only after deletions, at most once per period, and retries a failed save', async () => {
+    const store = new Store();
+    const b = new RelayBounds('checkout', store, new ScanWindow(10_000), 1000);
+    await b.from(0);
+    b.passed(0, pass);
+    await b.saveIfDue(5_000);
+    expect(store.saves).toBe(0); // idle: nothing deleted, nothing written
+    b.deleted();
+    await b.saveIfDue(5_000);
+    expect(store.saved.get(0)).toEqual(at(50_000));
+    b.deleted();
+    await b.saveIfDue(5_500);
+    expect(store.saves).toBe(1); // within the period
+    store.fail = true;
+    await expect(b.saveIfDue(6_000)).rejects.toThrow('down');
+    store.fail = false;
+    await b.saveIfDue(7_000);
+    expect(store.saves).toBe(2);
   });
 });

@@ -27,6 +27,19 @@ export class ScanWindow {
     return this.bounds.get(bucket) ?? null;
   }
 
+  /** Bounds saved by an earlier instance (any instance's bound is safe for all: see `RelayBounds`). */
+  restore(saved: ReadonlyMap<number, Date>): void {
+    for (const [bucket, bound] of saved) {
+      const current = this.bounds.get(bucket)?.getTime() ?? -Infinity;
+      this.bounds.set(bucket, new Date(Math.max(current, bound.getTime())));
+    }
+  }
+
+  /** The current bounds, to be saved. */
+  snapshot(): ReadonlyMap<number, Date> {
+    return new Map(this.bounds);
+  }
+
   /** Records a pass over `bucket`: what it read (oldest first), whether the page was full, and what it left. */
   passed(
     bucket: number,
@@ -39,6 +52,65 @@ export class ScanWindow {
     // Never move back: a bound once safe stays safe (rows below it are deleted, new rows come above it).
     const current = this.bounds.get(bucket)?.getTime() ?? -Infinity;
     this.bounds.set(bucket, new Date(Math.max(current, bound)));
+  }
+}
+
+/** Where a relay's bounds are kept between runs (the `relay_bounds` table). */
+export interface BoundsStore {
+  load(relay: string): Promise<ReadonlyMap<number, Date>>;
+  save(relay: string, bounds: ReadonlyMap<number, Date>): Promise<void>;
+}
+
+/**
+ * A relay's `ScanWindow`, kept across restarts: without it a restarted instance would read every
+ * bucket whole once, through every tombstone of the last `gc_grace_seconds` — at a few hundred
+ * checkouts/s beyond Cassandra's failure threshold, so that read would fail on every pass. The bounds
+ * are loaded before the first pass and saved after a pass at most once per `saveEveryMs`, and only
+ * when rows were deleted since the last save (by the relay, or by a request of this instance): an
+ * idle relay writes nothing. A bound computed by any instance is safe for every instance — below
+ * it lie only rows deleted, or rows whose writers never act on them — and a save that loses to an
+ * older one only makes the next start read a little more.
+ */
+export class RelayBounds {
+  private loaded = false;
+  private dirty = false;
+  private savedAt = -Infinity;
+
+  constructor(
+    private readonly relay: string,
+    private readonly store: BoundsStore,
+    private readonly window: ScanWindow,
+    private readonly saveEveryMs: number,
+  ) {}
+
+  /** The `created_at >=` bound of the next read of `bucket` (loads the saved bounds first). */
+  async from(bucket: number): Promise<Date | null> {
+    if (!this.loaded) {
+      this.window.restore(await this.store.load(this.relay));
+      this.loaded = true;
+    }
+    return this.window.from(bucket);
+  }
+
+  passed(bucket: number, scan: Parameters<ScanWindow['passed']>[1]): void {
+    this.window.passed(bucket, scan);
+  }
+
+  /** Rows of this relay's table were (or are about to be) deleted: the next save is worth its write. */
+  deleted(): void {
+    this.dirty = true;
+  }
+
+  async saveIfDue(now = Date.now()): Promise<void> {
+    if (!this.dirty || now - this.savedAt < this.saveEveryMs) return;
+    this.dirty = false;
+    this.savedAt = now;
+    try {
+      await this.store.save(this.relay, this.window.snapshot());
+    } catch (e) {
+      this.dirty = true;
+      throw e;
+    }
   }
 }
 

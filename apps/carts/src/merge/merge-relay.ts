@@ -4,7 +4,8 @@ import { LOGGER, Periodic } from '@mw/platform';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
 import { CartsRepository } from '../carts/carts.repository';
-import { IdleBackoff, RELAY_IDLE_FACTOR, ScanWindow } from '../checkout/relay-pacing';
+import { RelayBoundsRepository } from '../checkout/relay-bounds.repository';
+import { IdleBackoff, RELAY_IDLE_FACTOR, RelayBounds, ScanWindow } from '../checkout/relay-pacing';
 import { decideMergeIntent, dueForMergeRelay, MERGE_INTENT_BUCKETS, type MergeIntent } from './merge';
 import { MergeIntentsRepository } from './merge-intents.repository';
 import { MergeService } from './merge.service';
@@ -21,17 +22,18 @@ const PAGE = 200;
 @Injectable()
 export class MergeRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly loop: Periodic;
-  private readonly window: ScanWindow;
+  private readonly window: RelayBounds;
   private readonly backoff = new IdleBackoff(RELAY_IDLE_FACTOR);
 
   constructor(
     private readonly intents: MergeIntentsRepository,
     private readonly carts: CartsRepository,
     private readonly merges: MergeService,
+    bounds: RelayBoundsRepository,
     @Inject(CARTS_CONFIG) private readonly config: Readonly<CartsConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.window = new ScanWindow(config.RELAY_LOOKBACK_MS);
+    this.window = new RelayBounds('merge', bounds, new ScanWindow(config.RELAY_LOOKBACK_MS), config.RELAY_LOOKBACK_MS);
     this.loop = new Periodic('merge-relay', config.MERGE_RELAY_INTERVAL_MS, () => this.backoff.tick(async () => (await this.pass()).found), logger);
   }
 
@@ -55,7 +57,7 @@ export class MergeRelay implements OnApplicationBootstrap, OnApplicationShutdown
     let found = 0;
     for (let bucket = 0; bucket < MERGE_INTENT_BUCKETS; bucket++) {
       const startedAt = new Date();
-      const intents = await this.intents.pending(bucket, PAGE, this.window.from(bucket));
+      const intents = await this.intents.pending(bucket, PAGE, await this.window.from(bucket));
       found += intents.length;
       const gone = new Set<MergeIntent>();
       for (const intent of intents) {
@@ -83,7 +85,9 @@ export class MergeRelay implements OnApplicationBootstrap, OnApplicationShutdown
         pageFull: intents.length === PAGE,
         kept: intents.filter((i) => !gone.has(i)).map((i) => i.created_at),
       });
+      if (intents.length > 0) this.window.deleted(); // deleted now, or soon by their requests
     }
+    await this.window.saveIfDue();
     if (completed > 0) this.logger.info({ completed }, 'relay completed half-done guest-cart merges');
     return { completed, found };
   }
