@@ -90,13 +90,7 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
       await this.outbox.delete([...toPublish, ...toDiscard]);
       published += toPublish.length;
       const gone = new Set([...toPublish, ...toDiscard]);
-      this.window.passed(bucket, {
-        startedAt,
-        seen: intents.map((i) => i.created_at),
-        pageFull: intents.length === PAGE,
-        kept: intents.filter((i) => !gone.has(i)).map((i) => i.created_at),
-      });
-      if (intents.length > 0) this.window.deleted(); // deleted now, or soon by their requests
+      this.window.passed(bucket, { startedAt, rows: intents, pageSize: PAGE, gone });
     }
     await this.window.saveIfDue();
     return { published, found };

@@ -87,6 +87,21 @@ describe('carts relays: reads bounded in time (real Cassandra)', () => {
     await h.start();
     db = h.app.get<Client>(CASSANDRA);
   });
+
+  /** One pass of each relay with its reads traced: every bucket read once, the tombstones they scanned. */
+  async function tombstonesOfOnePass(checkout: CheckoutRelay, merge: MergeRelay): Promise<number> {
+    const reads = new RelayReads(db);
+    reads.record({ trace: true });
+    try {
+      await checkout.drainOnce();
+      await merge.drainOnce();
+    } finally {
+      reads.stop();
+    }
+    expect(reads.count('checkout_outbox')).toBe(h.config.CHECKOUT_OUTBOX_BUCKETS);
+    expect(reads.count('merge_intents')).toBe(4);
+    return reads.tombstonesScanned();
+  }
   afterAll(() => h.stop());
 
   it('after relaying 300 checkout intents and 100 merge intents, the next pass of each relay scans no tombstone', async () => {
@@ -110,17 +125,7 @@ describe('carts relays: reads bounded in time (real Cassandra)', () => {
     const left = await db.execute('SELECT COUNT(*) AS n FROM checkout_outbox');
     expect(Number(left.first()?.get('n'))).toBe(0);
 
-    const reads = new RelayReads(db);
-    reads.record({ trace: true });
-    try {
-      await h.app.get(CheckoutRelay).drainOnce();
-      await h.app.get(MergeRelay).drainOnce();
-    } finally {
-      reads.stop();
-    }
-    expect(reads.count('checkout_outbox')).toBe(h.config.CHECKOUT_OUTBOX_BUCKETS);
-    expect(reads.count('merge_intents')).toBe(4);
-    expect(await reads.tombstonesScanned()).toBe(0);
+    expect(await tombstonesOfOnePass(h.app.get(CheckoutRelay), h.app.get(MergeRelay))).toBe(0);
   });
 
   it('a restarted relay starts from the saved bounds: its first pass scans no tombstone either', async () => {
@@ -145,17 +150,7 @@ describe('carts relays: reads bounded in time (real Cassandra)', () => {
         logger,
       ),
     };
-    const reads = new RelayReads(db);
-    reads.record({ trace: true });
-    try {
-      await restarted.checkout.drainOnce();
-      await restarted.merge.drainOnce();
-    } finally {
-      reads.stop();
-    }
-    expect(reads.count('checkout_outbox')).toBe(h.config.CHECKOUT_OUTBOX_BUCKETS);
-    expect(reads.count('merge_intents')).toBe(4);
-    expect(await reads.tombstonesScanned()).toBe(0);
+    expect(await tombstonesOfOnePass(restarted.checkout, restarted.merge)).toBe(0);
   });
 });
 

@@ -89,7 +89,7 @@ describe('relay bounds kept across restarts (RelayBounds)', () => {
       this.saved = new Map(bounds);
     }
   }
-  const pass = { startedAt: at(60_000), seen: [], pageFull: false, kept: [] };
+  const pass = { startedAt: at(60_000), rows: [], pageSize: 200, gone: new Set<never>() };
 
   it('a new relay starts from the saved bounds, loaded once', async () => {
     const store = new Store();

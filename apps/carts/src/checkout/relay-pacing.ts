@@ -92,8 +92,22 @@ export class RelayBounds {
     return this.window.from(bucket);
   }
 
-  passed(bucket: number, scan: Parameters<ScanWindow['passed']>[1]): void {
-    this.window.passed(bucket, scan);
+  /**
+   * Records a pass over `bucket` that started at `startedAt`, read `rows` (oldest first, at most
+   * `pageSize`) and deleted those in `gone`. Rows found are deleted now or soon by their requests:
+   * the next save is worth its write.
+   */
+  passed<R extends { readonly created_at: Date }>(
+    bucket: number,
+    pass: { startedAt: Date; rows: readonly R[]; pageSize: number; gone: ReadonlySet<R> },
+  ): void {
+    this.window.passed(bucket, {
+      startedAt: pass.startedAt,
+      seen: pass.rows.map((r) => r.created_at),
+      pageFull: pass.rows.length === pass.pageSize,
+      kept: pass.rows.filter((r) => !pass.gone.has(r)).map((r) => r.created_at),
+    });
+    if (pass.rows.length > 0) this.dirty = true;
   }
 
   /** Rows of this relay's table were (or are about to be) deleted: the next save is worth its write. */

@@ -79,13 +79,7 @@ export class MergeRelay implements OnApplicationBootstrap, OnApplicationShutdown
         }
       }
       await this.intents.delete([...gone]);
-      this.window.passed(bucket, {
-        startedAt,
-        seen: intents.map((i) => i.created_at),
-        pageFull: intents.length === PAGE,
-        kept: intents.filter((i) => !gone.has(i)).map((i) => i.created_at),
-      });
-      if (intents.length > 0) this.window.deleted(); // deleted now, or soon by their requests
+      this.window.passed(bucket, { startedAt, rows: intents, pageSize: PAGE, gone });
     }
     await this.window.saveIfDue();
     if (completed > 0) this.logger.info({ completed }, 'relay completed half-done guest-cart merges');
