@@ -70,6 +70,12 @@ export const cartsConfigSchema = baseConfigSchema
     /** Partitions of the checkout outbox; the relay scans each one per pass. */
     CHECKOUT_OUTBOX_BUCKETS: env.int(8, 1, 256),
     CHECKOUT_RELAY_INTERVAL_MS: env.int(1000, 20, 60_000),
+    /**
+     * The relays' lookback (ADR 0060): each relay reads a bucket from (its last pass − this) on, so
+     * the rows it deleted are not read again. A writer gives up an intent acknowledged later than
+     * half of this after its created_at; the other half covers clock differences between instances.
+     */
+    RELAY_LOOKBACK_MS: env.int(10_000, 1_000, 600_000),
     /** The request that wrote an intent publishes it itself; the relay leaves younger intents to it. */
     CHECKOUT_RELAY_MIN_AGE_MS: env.int(5000, 0, 600_000),
     /** An intent whose cart is not on its checkout after this long lost its LWT (or never ran it): deleted. */

@@ -3,6 +3,10 @@ import {
   checkoutOfKey,
   isExpired,
   isOwnedBy,
+  listedUnder,
+  lookupMarginSeconds,
+  lookupPartitionsOf,
+  lookupWriteNeeded,
   MAX_REMEMBERED_KEYS,
   newCart,
   type OrderOutcome,
@@ -125,5 +129,35 @@ describe('cart rules', () => {
     expect(isOwnedBy(cart({ user_id: 'alice', session_id: 's-a' }), guestA)).toBe(false);
     // A user whose id looks like a session id owns nothing of the session's.
     expect(isOwnedBy(guestCart, { kind: 'user', userId: 's-a' })).toBe(false);
+  });
+});
+
+describe('lookup rows (ADR 0060, the write path of a checkout)', () => {
+  const TTL = 7 * 86_400;
+  const active = newCart({ cart_id: 'c', user_id: 'u', session_id: null, zone: 'MSK' }, t0, TTL);
+  const after = (ms: number) => new Date(t0.getTime() + ms);
+
+  it('lists a cart checking out under its active row, every other status under its own; a listing of checking_out also reads the old partition', () => {
+    expect(listedUnder('checking_out')).toBe('active');
+    for (const s of ['active', 'ordered', 'abandoned', 'merging', 'merged'] as const) expect(listedUnder(s)).toBe(s);
+    expect(lookupPartitionsOf('checking_out')).toEqual(['active', 'checking_out']);
+    expect(lookupPartitionsOf('ordered')).toEqual(['ordered']);
+  });
+
+  it('a checkout within the margin of the last change writes no lookup row; a late checkout and every other change do', () => {
+    const margin = lookupMarginSeconds(TTL) * 1000;
+    expect(margin).toBe(3_600_000);
+    const checkout = (ms: number) => touched(active, { status: 'checking_out' }, after(ms), TTL);
+    expect(lookupWriteNeeded(active, checkout(margin), TTL)).toBe(false);
+    expect(lookupWriteNeeded(active, checkout(margin + 1), TTL)).toBe(true);
+    const co = checkout(1000);
+    expect(lookupWriteNeeded(co, touched(co, { status: 'ordered' }, after(2000), TTL), TTL)).toBe(true);
+    expect(lookupWriteNeeded(co, touched(co, { status: 'active', checkout: null }, after(2000), TTL), TTL)).toBe(true);
+    expect(lookupWriteNeeded(co, touched(co, { checkout_keys: [] }, after(2000), TTL), TTL)).toBe(true);
+    expect(lookupWriteNeeded(active, touched(active, { items: {} }, after(1), TTL), TTL)).toBe(true);
+  });
+
+  it('the margin never exceeds the cart TTL (short test TTLs)', () => {
+    expect(lookupMarginSeconds(3)).toBe(3);
   });
 });

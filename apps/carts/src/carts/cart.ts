@@ -122,6 +122,38 @@ export function touched(
   };
 }
 
+/**
+ * The lookup partition (`carts_by_*_status`) a cart in `status` is listed under (ADR 0060, "The
+ * write path of a checkout"): a cart checking out stays under the row it had while active, so
+ * neither a checkout nor a reopen moves it between partitions. Listings verify each cart's status.
+ */
+export function listedUnder(status: CartStatus): CartStatus {
+  return status === 'checking_out' ? 'active' : status;
+}
+
+/** The lookup partitions a listing of `status` reads: its group's, and its own where rows written before the grouping may remain. */
+export function lookupPartitionsOf(status: CartStatus): CartStatus[] {
+  const group = listedUnder(status);
+  return group === status ? [status] : [group, status];
+}
+
+/** Lookup rows live this much longer than their cart (TTL), so a write right after the last one need not rewrite them. */
+export function lookupMarginSeconds(cartTtlSeconds: number): number {
+  return Math.min(3600, cartTtlSeconds);
+}
+
+/**
+ * Whether writing `next` over `read` must write the lookup row of next's group: always, except a
+ * checkout soon after the cart's last change. An active cart's row was written by the write that
+ * produced it, with the cart's TTL plus the margin, so it outlives the checked-out cart when the
+ * checkout comes within the margin.
+ */
+export function lookupWriteNeeded(read: Cart, next: Cart, cartTtlSeconds: number): boolean {
+  if (listedUnder(read.status) !== listedUnder(next.status)) return true;
+  if (read.status !== 'active' || next.status !== 'checking_out') return true;
+  return next.updated_at.getTime() - read.updated_at.getTime() > lookupMarginSeconds(cartTtlSeconds) * 1000;
+}
+
 /** A cart read before Cassandra dropped it (TTL is whole seconds) is expired all the same. */
 export function isExpired(cart: Cart, now: Date): boolean {
   return cart.expires_at.getTime() <= now.getTime();

@@ -3,7 +3,7 @@ import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
-import { Cart, CartLine, CartStatus, CheckoutSnapshot, GuestMerge, MergeRecord } from './cart';
+import { Cart, CartLine, CartStatus, CheckoutSnapshot, GuestMerge, listedUnder, lookupMarginSeconds, lookupPartitionsOf, lookupWriteNeeded, MergeRecord } from './cart';
 
 const { Uuid, Long } = types;
 type LineRow = { name: string | null; qty: number; unit_price: types.Long | number | null };
@@ -24,6 +24,11 @@ export class CartsRepository {
 
   private get ttl(): number {
     return this.config.CART_TTL_SECONDS;
+  }
+
+  /** Lookup rows outlive their cart by a margin (see `lookupWriteNeeded`); listings verify against the cart row. */
+  private get lookupTtl(): number {
+    return this.ttl + lookupMarginSeconds(this.ttl);
   }
 
   /** Inserts a new cart (IF NOT EXISTS) and its lookup rows. */
@@ -61,12 +66,13 @@ export class CartsRepository {
 
   /**
    * Writes the whole cart if it is still at the revision and status it was read with (LWT).
-   * The lookup row of the new status is written first, so a crash after the LWT never leaves a
-   * cart missing from its status listing; the old status's row is deleted after. False when the
-   * cart changed (or expired) in between: the caller reloads and decides again.
+   * The lookup row of the new status's partition is written first (unless the row written with
+   * `read` still outlives `next`: a checkout), so a crash after the LWT never leaves a cart missing
+   * from its status listing; the old partition's row is deleted after, when the partition changed.
+   * False when the cart changed (or expired) in between: the caller reloads and decides again.
    */
   async save(next: Cart, read: Cart, hooks: { afterApplied?: () => Promise<void> } = {}): Promise<boolean> {
-    await this.db.batch(this.lookupUpserts(next), { prepare: true, logged: false });
+    if (lookupWriteNeeded(read, next, this.ttl)) await this.db.batch(this.lookupUpserts(next), { prepare: true, logged: false });
     const rs = await this.db.execute(
       `UPDATE carts USING TTL ? SET user_id = ?, session_id = ?, zone = ?, status = ?, items = ?, created_at = ?, updated_at = ?,
          expires_at = ?, revision = ?, checkout = ?, checkout_keys = ?, merge = ?, merged_from = ?
@@ -76,7 +82,7 @@ export class CartsRepository {
     );
     if (!rs.wasApplied()) return false;
     await hooks.afterApplied?.();
-    if (read.status !== next.status) await this.db.batch(this.lookupDeletes(next, read.status), { prepare: true, logged: false });
+    if (listedUnder(read.status) !== listedUnder(next.status)) await this.db.batch(this.lookupDeletes(next, listedUnder(read.status)), { prepare: true, logged: false });
     return true;
   }
 
@@ -90,13 +96,17 @@ export class CartsRepository {
 
   /** A user's carts in a status, newest first, verified against the cart rows. */
   async cartsOfUser(userId: string, status: CartStatus, limit: number): Promise<Cart[]> {
-    const rs = await this.db.execute(
-      `SELECT created_at, cart_id FROM carts_by_user_status WHERE user_id = ? AND status = ? LIMIT ?`,
-      [userId, status, Math.min(limit * 2, 200)],
-      { prepare: true },
-    );
-    const carts = await this.verified(rs.rows, (c) => c.status === status && c.user_id === userId);
-    return carts.slice(0, limit);
+    const rows: types.Row[] = [];
+    for (const partition of lookupPartitionsOf(status)) {
+      const rs = await this.db.execute(
+        `SELECT created_at, cart_id FROM carts_by_user_status WHERE user_id = ? AND status = ? LIMIT ?`,
+        [userId, partition, Math.min(limit * 2, 200)],
+        { prepare: true },
+      );
+      rows.push(...rs.rows);
+    }
+    const carts = await this.verified(rows, (c) => c.status === status && c.user_id === userId);
+    return newestFirst(carts).slice(0, limit);
   }
 
   /**
@@ -105,13 +115,13 @@ export class CartsRepository {
    */
   async cartsOfSession(sessionId: string, statuses: readonly CartStatus[], limit: number): Promise<Cart[]> {
     const found = new Map<string, Cart>();
-    for (const status of statuses) {
+    for (const partition of new Set(statuses.flatMap(lookupPartitionsOf))) {
       const rs = await this.db.execute(
         `SELECT created_at, cart_id FROM carts_by_session_status WHERE session_id = ? AND status = ? LIMIT ?`,
-        [Uuid.fromString(sessionId), status, Math.min(limit * 2, 200)],
+        [Uuid.fromString(sessionId), partition, Math.min(limit * 2, 200)],
         { prepare: true },
       );
-      for (const c of await this.verified(rs.rows, (cart) => cart.status === status && cart.user_id === null && cart.session_id === sessionId)) found.set(c.cart_id, c);
+      for (const c of await this.verified(rs.rows, (cart) => statuses.includes(cart.status) && cart.user_id === null && cart.session_id === sessionId)) found.set(c.cart_id, c);
     }
     return [...found.values()].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.cart_id.localeCompare(b.cart_id)).slice(0, limit);
   }
@@ -161,12 +171,12 @@ export class CartsRepository {
     const ts = lookupTimestamp(cart);
     const out: Statement[] = [];
     if (cart.user_id) {
-      out.push({ query: `INSERT INTO carts_by_user_status (user_id, status, created_at, cart_id) VALUES (?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`, params: [cart.user_id, cart.status, cart.created_at, id, this.ttl, ts] });
+      out.push({ query: `INSERT INTO carts_by_user_status (user_id, status, created_at, cart_id) VALUES (?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`, params: [cart.user_id, listedUnder(cart.status), cart.created_at, id, this.lookupTtl, ts] });
     }
     if (cart.session_id) {
       out.push({
         query: `INSERT INTO carts_by_session_status (session_id, status, created_at, cart_id) VALUES (?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?`,
-        params: [Uuid.fromString(cart.session_id), cart.status, cart.created_at, id, this.ttl, ts],
+        params: [Uuid.fromString(cart.session_id), listedUnder(cart.status), cart.created_at, id, this.lookupTtl, ts],
       });
     }
     return out;
@@ -187,6 +197,11 @@ export class CartsRepository {
     }
     return out;
   }
+}
+
+/** Newest first (the lookup tables' clustering order), across the partitions a listing read. */
+function newestFirst(carts: Cart[]): Cart[] {
+  return carts.sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || a.cart_id.localeCompare(b.cart_id));
 }
 
 /** Creation time in µs + revision: monotonic in the revision of one cart. */

@@ -32,9 +32,14 @@ export class CheckoutOutboxRepository {
     );
   }
 
-  /** Oldest intents of one bucket first. */
-  async pending(bucket: number, limit: number): Promise<StoredIntent[]> {
-    const rs = await this.db.execute(`SELECT * FROM checkout_outbox WHERE bucket = ? LIMIT ?`, [bucket, limit], { prepare: true });
+  /**
+   * Oldest intents of one bucket first, from `from` on when given (the relay's time bound: rows it
+   * deleted lie below it, so their tombstones are not read again).
+   */
+  async pending(bucket: number, limit: number, from: Date | null = null): Promise<StoredIntent[]> {
+    const rs = from
+      ? await this.db.execute(`SELECT * FROM checkout_outbox WHERE bucket = ? AND created_at >= ? LIMIT ?`, [bucket, from, limit], { prepare: true })
+      : await this.db.execute(`SELECT * FROM checkout_outbox WHERE bucket = ? LIMIT ?`, [bucket, limit], { prepare: true });
     return rs.rows.map((r) => ({
       bucket,
       created_at: r.get('created_at') as Date,

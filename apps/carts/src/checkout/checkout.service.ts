@@ -16,6 +16,7 @@ import { ProductsRepository } from '../products/products.repository';
 import { bucketOf, CheckoutRefusal, priceCheckout } from './checkout';
 import { CheckoutRelay } from './checkout-relay';
 import { CheckoutOutboxRepository, StoredIntent } from './checkout.repository';
+import { writtenInTime } from './relay-pacing';
 import { TestPausePoints } from './test-pause-points';
 
 export interface CheckoutAnswer {
@@ -120,6 +121,13 @@ export class CheckoutService {
     };
     // 1. The intent first: whatever happens next, the relay can find this checkout.
     await this.outbox.put(intent);
+    this.relay.nudge();
+    if (!writtenInTime(now, new Date(), this.config.RELAY_LOOKBACK_MS)) {
+      // Acknowledged so late that a relay may have moved its time bound past it: never run its LWT.
+      await this.outbox.delete([intent]);
+      this.logger.warn({ cart_id: cart.cart_id, checkout_id: checkoutId }, 'checkout intent written too late for the relays; trying again');
+      return null;
+    }
     await this.pauses.at('after-intent', checkoutId);
     // 2. The LWT: active → checking_out at the revision read. Losing it means someone else changed the cart.
     const next = touched(

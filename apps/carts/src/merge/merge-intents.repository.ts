@@ -39,13 +39,12 @@ export class MergeIntentsRepository {
     );
   }
 
-  /** Oldest intents of one bucket first. */
-  async pending(bucket: number, limit: number): Promise<MergeIntent[]> {
-    const rs = await this.db.execute(
-      `SELECT bucket, created_at, guest_cart_id FROM merge_intents WHERE bucket = ? LIMIT ?`,
-      [bucket, limit],
-      { prepare: true },
-    );
+  /** Oldest intents of one bucket first, from `from` on when given (the relay's time bound). */
+  async pending(bucket: number, limit: number, from: Date | null = null): Promise<MergeIntent[]> {
+    const select = `SELECT bucket, created_at, guest_cart_id FROM merge_intents WHERE bucket = ?`;
+    const rs = from
+      ? await this.db.execute(`${select} AND created_at >= ? LIMIT ?`, [bucket, from, limit], { prepare: true })
+      : await this.db.execute(`${select} LIMIT ?`, [bucket, limit], { prepare: true });
     return rs.rows.map((r) => ({
       bucket,
       created_at: r.get('created_at') as Date,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ActivityModule } from '../activity/activity.module';
 import { CartsModule } from '../carts/carts.module';
+import { RelayBoundsRepository } from '../checkout/relay-bounds.repository';
 import { TestPausePoints } from '../checkout/test-pause-points';
 import { ProductsModule } from '../products/products.module';
 import { SessionsModule } from '../sessions/sessions.module';
@@ -12,7 +13,7 @@ import { MergeService } from './merge.service';
 @Module({
   imports: [CartsModule, ProductsModule, SessionsModule, ActivityModule],
   controllers: [MergeController],
-  providers: [MergeIntentsRepository, MergeRelay, MergeService, TestPausePoints],
+  providers: [MergeIntentsRepository, RelayBoundsRepository, MergeRelay, MergeService, TestPausePoints],
   exports: [MergeIntentsRepository, MergeRelay],
 })
 export class MergeModule {}

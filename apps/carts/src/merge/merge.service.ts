@@ -10,6 +10,7 @@ import { type Cart, type GuestMerge, newCart, touched } from '../carts/cart';
 import type { CartView } from '../carts/cart-view';
 import { CartsRepository } from '../carts/carts.repository';
 import { CartsService } from '../carts/carts.service';
+import { writtenInTime } from '../checkout/relay-pacing';
 import { TestPausePoints } from '../checkout/test-pause-points';
 import { ProductsRepository } from '../products/products.repository';
 import {
@@ -127,16 +128,24 @@ export class MergeService {
   private async start(guest: Cart, userId: string, now: Date): Promise<Merging | null> {
     const target =
       chooseTarget(await this.repo.cartsOfUser(userId, 'active', 50), guest.zone, now) ?? randomUUID();
-    const intent = MergeIntentsRepository.intentOf(guest.cart_id, now);
+    // The intent's time is taken just before its write: the relays' time bound counts from it.
+    const startedAt = new Date();
+    const intent = MergeIntentsRepository.intentOf(guest.cart_id, startedAt);
     await this.intents.put(intent);
+    if (!writtenInTime(startedAt, new Date(), this.config.RELAY_LOOKBACK_MS)) {
+      // Acknowledged so late that a relay may have moved its time bound past it: never run its LWT.
+      await this.intents.delete([intent]);
+      this.logger.warn({ guest_cart_id: guest.cart_id }, 'merge intent written too late for the relay; trying again');
+      return null;
+    }
     const merge: GuestMerge = {
       into_cart_id: target,
       user_id: userId,
-      started_at: now.toISOString(),
+      started_at: startedAt.toISOString(),
       merged_at: null,
       dropped: [],
     };
-    const next = touched(guest, { status: 'merging', merge }, now, this.config.CART_TTL_SECONDS) as Merging;
+    const next = touched(guest, { status: 'merging', merge }, startedAt, this.config.CART_TTL_SECONDS) as Merging;
     if (!(await this.repo.save(next, guest))) {
       await this.intents.delete([intent]);
       return null;
