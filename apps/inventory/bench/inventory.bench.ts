@@ -21,6 +21,7 @@ import { KafkaPublisher } from '@mw/messaging';
 import { testEnv, uniqueName } from '@mw/testing';
 import { replay } from '../src/ledger/ledger';
 import { stockKey } from '../src/stock/stock';
+import { ReplyTracker } from './replies';
 
 const ROOT = join(__dirname, '../../..');
 const BUNDLE = join(ROOT, 'dist/apps/inventory/main.js');
@@ -91,8 +92,8 @@ async function main(): Promise<void> {
   const kafka = new Kafka({ clientId: 'inventory-bench', brokers: infra['KAFKA_BROKERS']!.split(','), sasl: testEnv().kafkaSasl, logLevel: logLevel.NOTHING });
   const publisher = new KafkaPublisher(kafka);
   let child: ChildProcess | undefined;
-  /** First reply per order id: when it was seen and whether it reserved. */
-  const replies = new Map<string, { at: number; type: string }>();
+  /** First reply per order id, and the running scenario's in-flight count (late replies of earlier scenarios not counted). */
+  const replies = new ReplyTracker();
   const consumer = kafka.consumer({ groupId: uniqueName('inventory_bench_probe') });
   const results: Record<string, unknown>[] = [];
   try {
@@ -100,15 +101,9 @@ async function main(): Promise<void> {
     await waitHttp(`http://127.0.0.1:${serviceEnv.HTTP_PORT}/health/ready`, 90_000);
     await consumer.connect();
     await consumer.subscribe({ topics: [eventsTopic], fromBeginning: true });
-    // The running scenario's commands and how many of them are answered: a late reply to an earlier
-    // scenario's command is not counted as this one's (it would shrink the in-flight count).
-    let current: { sent: ReadonlyMap<string, number>; answered: number } | undefined;
     const onReply = (value: Buffer | null): void => {
       const e = JSON.parse(value?.toString() ?? '{}') as { type: string; payload: { order_id?: string } };
-      if ((e.type === 'StockReserved' || e.type === 'StockRejected') && e.payload.order_id && !replies.has(e.payload.order_id)) {
-        replies.set(e.payload.order_id, { at: performance.now(), type: e.type });
-        if (current?.sent.has(e.payload.order_id)) current.answered++;
-      }
+      if ((e.type === 'StockReserved' || e.type === 'StockRejected') && e.payload.order_id) replies.reply(e.payload.order_id, e.type, performance.now());
     };
     await consumer.run({ eachMessage: async ({ message }) => onReply(message.value) });
     const bareCommands = uniqueName('bench.bare.commands');
@@ -164,16 +159,15 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(report, null, 2));
 
     async function run(scenario: Scenario, prefix: number): Promise<Record<string, unknown>> {
-      const sent = new Map<string, number>();
+      replies.begin();
+      const sent = replies.sentNow;
       const deadline = Date.now() + SCENARIO_BUDGET_MS;
       const started = performance.now();
-      const mine = { sent, answered: 0 };
-      current = mine;
       const missesBefore = bare.misses();
       const topic = scenario.bare ? bareCommands : commandsTopic;
       let next = 0;
       while (next < scenario.orders && Date.now() < deadline) {
-        const outstanding = sent.size - mine.answered;
+        const outstanding = replies.outstanding;
         if (outstanding >= scenario.inFlight) {
           await sleep(2);
           continue;
@@ -184,15 +178,15 @@ async function main(): Promise<void> {
           const product = oid(prefix, 1_000_000 + (next % scenario.products));
           const msg = createMessage('inventory.commands.v1', 'ReserveStock', { order_id: id, zone: 'MSK', lines: [{ product_id: product, qty: 1 }], hold_seconds: 3600 }, { correlation_id: randomUUID(), causation_id: null });
           batch.push({ ...msg, topic } as OutgoingMessage);
-          sent.set(id, performance.now());
+          replies.sent(id, performance.now());
         }
         await publisher.publishAll(batch);
       }
-      while ([...sent.keys()].some((id) => !replies.has(id)) && Date.now() < deadline + 30_000) await sleep(10);
-      current = undefined;
-      const latencies = [...sent].filter(([id]) => replies.has(id)).map(([id, t]) => replies.get(id)!.at - t).sort((a, b) => a - b);
-      const reserved = [...sent.keys()].filter((id) => replies.get(id)?.type === 'StockReserved').length;
-      const last = Math.max(...[...sent.keys()].map((id) => replies.get(id)?.at ?? 0));
+      while (replies.outstanding > 0 && Date.now() < deadline + 30_000) await sleep(10);
+      replies.end();
+      const latencies = [...sent].flatMap(([id, t]) => { const r = replies.replyTo(id); return r ? [r.at - t] : []; }).sort((a, b) => a - b);
+      const reserved = [...sent.keys()].filter((id) => replies.replyTo(id)?.type === 'StockReserved').length;
+      const last = Math.max(...[...sent.keys()].map((id) => replies.replyTo(id)?.at ?? 0));
       const r = {
         scenario: scenario.name,
         products: scenario.products,
