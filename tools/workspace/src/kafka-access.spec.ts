@@ -6,7 +6,7 @@ import { isTopicName, kafkaAclTable, servicePrincipals, topicsOf, type ServicePr
  * The Kafka ACLs (ADR 0009) are derived from `topicAccess` in libs/contracts; this spec reads each
  * service's production code and checks the table says exactly what the code does: the topics it
  * creates messages for (`createMessage('<topic>'`) and the topics its handlers consume
- * (`runner.run('<topic>'` or a constant naming one). A new producer or consumer without its row
+ * (`runner.run('<topic>'` / `runner.runBatch('<topic>'` or a constant naming one). A new producer or consumer without its row
  * in the table — which would be refused by the broker — fails here first.
  */
 const root = join(__dirname, '../../..');
@@ -39,7 +39,7 @@ function observedTopics(files: readonly string[]): { produces: TopicName[]; cons
   const constants = new Map([...text.matchAll(/const ([A-Z_]+) = '([a-z0-9.]+)'/g)].map((m) => [m[1], m[2]]));
   const named = (literal: string | undefined, constant: string | undefined): string | undefined => literal ?? constants.get(constant ?? '');
   const produces = [...text.matchAll(/createMessage\(\s*(?:'([a-z0-9.]+)'|([A-Z_]+))/g)].map((m) => named(m[1], m[2]));
-  const consumes = [...text.matchAll(/runner\.run\(\s*(?:'([a-z0-9.]+)'|([A-Z_]+))/g)].map((m) => named(m[1], m[2]));
+  const consumes = [...text.matchAll(/runner\.run(?:Batch)?\(\s*(?:'([a-z0-9.]+)'|([A-Z_]+))/g)].map((m) => named(m[1], m[2]));
   const topics = (names: (string | undefined)[]): TopicName[] =>
     [...new Set(names)].filter((t): t is TopicName => t !== undefined && isTopicName(t)).sort();
   return { produces: topics(produces), consumes: topics(consumes) };
