@@ -16,6 +16,7 @@
  *
  *   npm run bench:checkout            (infra from `npm run infra:env`, started if needed)
  *   npm run bench:checkout -- --partitions=12   (every saga topic with 12 partitions instead of the registry's 3)
+ *   npm run bench:checkout -- --cpu-prof=/tmp/prof   (the services under node --cpu-prof; profiles written when they stop)
  *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
  *                                     (a quick check run; never overwrites the committed results)
  *
@@ -27,7 +28,7 @@
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Client as CassandraClient, types as cassandraTypes } from 'cassandra-driver';
@@ -35,7 +36,8 @@ import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
-import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName } from '@mw/testing';
+import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, infraServerPid } from '@mw/testing';
+import { type Counters, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 
 const ROOT = join(__dirname, '../../..');
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -48,6 +50,8 @@ const CUSTOMERS = Number(arg('customers') ?? 200);
 const PARTITIONS = Number(arg('partitions') ?? 3);
 /** `--out=<file>`: a check run writes elsewhere than the committed results. */
 const OUT = arg('out') ?? join(__dirname, 'results.json');
+/** `--cpu-prof=<dir>`: each service runs under `node --cpu-prof`, its profile written to <dir> when it stops. */
+const CPU_PROF_DIR = arg('cpu-prof');
 const LEVEL_BUDGET_MS = 120_000;
 /**
  * A quiet window before each level (nothing in flight): what the idle services' pollers, sweepers
@@ -67,11 +71,6 @@ interface Sample {
   readonly latencyMs: number;
   readonly httpMs: number;
   readonly outcome: string;
-}
-interface Counters {
-  mongo: Record<string, number>;
-  cassandra: { writes: number; reads: number };
-  kafka: Record<string, number>;
 }
 
 function infraEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -131,19 +130,6 @@ async function waitHttp(url: string, timeoutMs: number, child: ChildProcess): Pr
 
 // ---------------------------------------------------------------- CPU of every process, from /proc
 
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** utime + stime of a process in seconds (0 when it is gone). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-  } catch {
-    return 0;
-  }
-}
-
 /** Every mongod on this machine by its --port. */
 function mongodPids(): Map<number, number> {
   const out = new Map<number, number>();
@@ -164,10 +150,6 @@ function mongodPids(): Map<number, number> {
 /** The processes whose CPU is reported: the services, the mongod members of `mongoUrl`, Kafka, Cassandra, this driver. */
 function measuredProcesses(children: ReadonlyMap<Service, ChildProcess>, mongoUrl: string): Record<string, number> {
   const infraDir = process.env['INFRA_DIR'] ?? join(ROOT, '.infra');
-  const pidOf = (server: string): number | undefined => {
-    const f = join(infraDir, server, 'server.pid');
-    return existsSync(f) ? Number(readFileSync(f, 'utf8').trim()) : undefined;
-  };
   const procs: Record<string, number> = {};
   for (const [s, c] of children) if (c.pid) procs[s] = c.pid;
   const mongods = mongodPids();
@@ -176,7 +158,7 @@ function measuredProcesses(children: ReadonlyMap<Service, ChildProcess>, mongoUr
     if (pid) procs[`mongod:${port}`] = pid;
   }
   for (const server of ['kafka', 'cassandra']) {
-    const pid = pidOf(server);
+    const pid = infraServerPid(infraDir, server);
     if (pid) procs[server] = pid;
   }
   procs['bench driver'] = process.pid;
@@ -335,7 +317,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
   };
   try {
     for (const s of ['inventory', 'orders', 'carts'] as Service[]) {
-      const child = spawn(process.execPath, [join(ROOT, `dist/apps/${s}/main.js`)], { cwd: ROOT, env: { ...base, ...settings[s], HTTP_PORT: String(ports[s]) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=${s}-${members}m-${Date.now()}.cpuprofile`] : [];
+      const child = spawn(process.execPath, [...profile, join(ROOT, `dist/apps/${s}/main.js`)], { cwd: ROOT, env: { ...base, ...settings[s], HTTP_PORT: String(ports[s]) }, stdio: ['ignore', 'pipe', 'pipe'] });
       const log = createWriteStream(join(logDir, `${s}.log`));
       child.stdout?.pipe(log);
       child.stderr?.pipe(log);
@@ -356,7 +339,9 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     const terminal = new Map<string, (outcome: string) => void>();
     const seenPerTopic: Record<string, number> = {};
     const samples: Record<string, { key: string; value: string }> = {};
-    const recorder = kafka.consumer({ groupId: `bench-recorder-${run}`, maxWaitTimeInMs: 20 });
+    // kafkajs' default fetch wait: a fetch returns as soon as one byte arrives, so a shorter wait adds
+    // no precision and only polls the broker while idle (20 ms made Kafka the largest idle figure).
+    const recorder = kafka.consumer({ groupId: `bench-recorder-${run}` });
     consumers.push(recorder);
     await recorder.connect();
     await recorder.subscribe({ topics: [topics.checkout, topics.commands, topics.events, topics.orders], fromBeginning: true });
@@ -428,38 +413,16 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       };
       return { mongo: mongoCounts, cassandra: { writes: await sum('local_write_latency'), reads: await sum('coordinator_read_latency') }, kafka: { ...seenPerTopic } };
     };
-    /** b − a, then scaled: `scale` 1/n gives per checkout, 1/seconds per second. */
-    const diff = (a: Counters, b: Counters, scale = 1): Counters => ({
-      mongo: Object.fromEntries(Object.keys(b.mongo).map((k) => [k, ((b.mongo[k] ?? 0) - (a.mongo[k] ?? 0)) * scale])),
-      cassandra: { writes: (b.cassandra.writes - a.cassandra.writes) * scale, reads: (b.cassandra.reads - a.cassandra.reads) * scale },
-      kafka: Object.fromEntries(Object.values(topics).map((t) => [t, ((b.kafka[t] ?? 0) - (a.kafka[t] ?? 0)) * scale])),
-    });
-    /** A level's counts minus what the idle services would have done in the same time (idle rate × seconds). */
-    const minusIdle = (level: Counters, idlePerS: Counters, seconds: number): Counters => ({
-      mongo: Object.fromEntries(Object.keys(level.mongo).map((k) => [k, (level.mongo[k] ?? 0) - (idlePerS.mongo[k] ?? 0) * seconds])),
-      cassandra: { writes: level.cassandra.writes - idlePerS.cassandra.writes * seconds, reads: level.cassandra.reads - idlePerS.cassandra.reads * seconds },
-      kafka: Object.fromEntries(Object.keys(level.kafka).map((t) => [t, (level.kafka[t] ?? 0) - (idlePerS.kafka[t] ?? 0) * seconds])),
-    });
-    const zero: Counters = { mongo: {}, cassandra: { writes: 0, reads: 0 }, kafka: {} };
-    const sum = (x: Record<string, number>, y: Record<string, number>) => Object.fromEntries([...new Set([...Object.keys(x), ...Object.keys(y)])].map((k) => [k, (x[k] ?? 0) + (y[k] ?? 0)]));
-    const plus = (a: Counters, b: Counters): Counters => ({
-      mongo: sum(a.mongo, b.mongo),
-      cassandra: { writes: a.cassandra.writes + b.cassandra.writes, reads: a.cassandra.reads + b.cassandra.reads },
-      kafka: sum(a.kafka, b.kafka),
-    });
-    const rounded = (c: Counters, d = 2): Counters => ({
-      mongo: Object.fromEntries(Object.entries(c.mongo).map(([k, v]) => [k, round(v, d)])),
-      cassandra: { writes: round(c.cassandra.writes, d), reads: round(c.cassandra.reads, d) },
-      kafka: Object.fromEntries(Object.entries(c.kafka).map(([k, v]) => [k, round(v, d)])),
-    });
+    const topicNames = Object.values(topics);
+    /** b − a, then scaled: `scale` 1/n gives per checkout, 1/seconds per second (bench/counters.ts). */
+    const diff = (a: Counters, b: Counters, scale = 1): Counters => diffCounters(a, b, topicNames, scale);
     const procs = measuredProcesses(children, infra['MONGO_URL']!);
     const cpuDelta = (a: Record<string, number>, b: Record<string, number>, scale: number) => Object.fromEntries(Object.keys(procs).map((k) => [k, round(((b[k] ?? 0) - (a[k] ?? 0)) * scale, 4)]));
 
     const rows: Record<string, unknown>[] = [];
     let idle: Record<string, unknown> = {};
     // The checkouts' own operations summed over every level (idle baseline of each level subtracted), and how many checkouts did them.
-    let netOps = zero;
-    let netCheckouts = 0;
+    const measured: LevelCounts[] = [];
     let cursor = 0;
     for (const [levelIndex, concurrency] of LEVELS.entries()) {
       const mine = carts.slice(cursor, cursor + CHECKOUTS_PER_LEVEL);
@@ -475,7 +438,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       if (levelIndex === 0) {
         const percent = cpuDelta(idleCpuFrom, cpuOf(procs), 100 / idleSeconds);
         const stack = Object.entries(percent).filter(([k]) => k !== 'bench driver').reduce((n, [, v]) => n + v, 0);
-        idle = { seconds: round(idleSeconds, 1), cpu_percent_of_one_core: percent, stack_cpu_percent_of_one_core: round(stack, 1), ops_per_s: rounded(idlePerS) };
+        idle = { seconds: round(idleSeconds, 1), cpu_percent_of_one_core: percent, stack_cpu_percent_of_one_core: round(stack, 1), ops_per_s: roundCounters(idlePerS) };
         console.log(JSON.stringify({ mongo_members: members, idle }));
       }
       const before = await counters();
@@ -510,9 +473,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const confirmed = got.filter((g) => g.outcome === 'OrderConfirmed').length;
       const lat = got.map((g) => g.latencyMs).sort((a, b) => a - b);
       const http = got.map((g) => g.httpMs).sort((a, b) => a - b);
-      const net = minusIdle(diff(before, after), idlePerS, windowSeconds);
-      netOps = plus(netOps, net);
-      netCheckouts += got.length;
+      const level: LevelCounts = { before, after, idlePerS, seconds: windowSeconds, checkouts: got.length };
+      measured.push(level);
       const cpuPer = cpuDelta(cpuBefore, cpuAfter, 1 / Math.max(1, got.length));
       const row = {
         mongo_members: members,
@@ -526,8 +488,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         checkout_http_ms: { p50: round(pct(http, 50)), p99: round(pct(http, 99)) },
         cpu_seconds_per_checkout: { ...cpuPer, total_servers_and_services: round(Object.entries(cpuPer).filter(([k]) => k !== 'bench driver').reduce((n, [, v]) => n + v, 0), 4) },
         // the level's operations minus the idle services' (idle_per_s × the level's seconds), per checkout
-        per_checkout: rounded(diff(zero, net, 1 / Math.max(1, got.length))),
-        idle_per_s: rounded(idlePerS),
+        per_checkout: perCheckout([level], topicNames),
+        idle_per_s: roundCounters(idlePerS),
         mongod_opcounters_per_s_whole_server: Object.fromEntries(Object.keys(serverAfter).map((k) => [k, round(((serverAfter[k] ?? 0) - (serverBefore[k] ?? 0)) / elapsed)])),
       };
       console.log(JSON.stringify(row));
@@ -535,12 +497,12 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     }
 
     // The bare loop: the same messages and database operations per checkout, the services stopped.
-    if (netCheckouts === 0) throw new Error('no checkout measured: nothing to mirror in the bare loop');
+    if (measured.every((l) => l.checkouts === 0)) throw new Error('no checkout measured: nothing to mirror in the bare loop');
     await recorder.stop();
     await stopServices();
-    const perCheckout = rounded(diff(zero, netOps, 1 / netCheckouts));
+    const perCheckoutOfRun = perCheckout(measured, topicNames);
     const top = Math.max(...LEVELS);
-    const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckout, samples, topics, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, consumers });
+    const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckoutOfRun, samples, topics, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, consumers });
     const best = Math.max(...rows.map((r) => r['confirmed_per_s'] as number));
     return { members, rows, idle, bare, ratio: round(best / (bare['checkouts_per_s'] as number), 3) };
   } finally {
@@ -594,7 +556,7 @@ async function bareLoop(i: BareInput): Promise<Record<string, unknown>> {
   let consumed = 0;
   for (const [topic, groups] of Object.entries(readers)) {
     for (let g = 0; g < groups; g++) {
-      const c = i.kafka.consumer({ groupId: `bare-${i.run}-${g}-${topic}`, maxWaitTimeInMs: 20 });
+      const c = i.kafka.consumer({ groupId: `bare-${i.run}-${g}-${topic}` });
       i.consumers.push(c);
       await c.connect();
       await c.subscribe({ topic: bareTopic(topic), fromBeginning: true });

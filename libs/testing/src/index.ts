@@ -8,3 +8,4 @@ export * from './oidc';
 export * from './api-document';
 export * from './keycloak-users';
 export * from './infra-env';
+export * from './proc-cpu';
