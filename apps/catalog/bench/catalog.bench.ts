@@ -16,7 +16,7 @@
  */
 import { execSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'cassandra-driver';
@@ -26,7 +26,7 @@ import { createMessage, OutgoingMessage } from '@mw/contracts';
 import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
 import { connectCassandra, createMongoClient } from '@mw/persistence';
 import { kafkaSaslOf, loadConfig, Metrics } from '@mw/platform';
-import { loadInfraEnv, serviceToken, uniqueName } from '@mw/testing';
+import { cpuSeconds, infraServerPid, loadInfraEnv, serviceToken, uniqueName } from '@mw/testing';
 import { CategoriesRepository } from '../src/categories/categories.repository';
 import { CategoryTraffic } from '../src/categories/category-traffic';
 import { catalogConfigSchema, projectorConcurrency } from '../src/config';
@@ -43,10 +43,12 @@ import { SearchRepository, toDriver } from '../src/search/search.repository';
 import { ensureCatalogSchema } from '../src/shared/catalog-db';
 import { cassandraOptions } from '../src/shared/cassandra-options';
 import { rebuild } from '../scripts/read-model-sync';
-import { LoadResult, runLoad } from './load';
+import { LoadResult, OfferedLoadResult, runLoad, runOfferedLoad } from './load';
 
 const ROOT = join(__dirname, '../../..');
 const CONCURRENCY = 16;
+/** The open-loop figure of issue 23: first-page p99 at this many requests per second offered. */
+const OFFERED_PER_S = flag('offered', 2000);
 const PRODUCTS = 2400;
 
 /** `--name=value` of the command line, or the full-size default. */
@@ -131,6 +133,10 @@ async function main(): Promise<void> {
         .toArray()
         .then((d) => d.length);
     });
+    const cassOffered = await offered('cassandra', (i) => listing.newest(pickCategory(i), 20, null).then((p) => p.items.length));
+    const mongoOffered = await offered('mongodb', (i) =>
+      search.find(buildSearch({ category_id: pickCategory(i), include_subcategories: true, attributes: {}, sort: 'newest', limit: 21 })).then((d) => d.length),
+    );
     const projector = await projectorBurst(products, cassandra);
     const results = {
       command: ['npm run bench:catalog', ...process.argv.slice(2)].join(' '),
@@ -155,9 +161,17 @@ async function main(): Promise<void> {
         mongodb: mongoRes,
         mongodb_bare_driver: mongoBare,
         mongodb_service_to_bare_ratio: Number((mongoRes.req_per_s / mongoBare.req_per_s).toFixed(2)),
+        cassandra_to_mongodb_ratio: Number((cass.req_per_s / mongoRes.req_per_s).toFixed(2)),
+      },
+      listing_first_page_20_offered: {
+        offered_per_s: OFFERED_PER_S,
+        duration_s: DURATION_MS / 1000,
+        latency: 'open loop, each request timed from its scheduled start (bench/load.ts runOfferedLoad); shed = due while 512 were outstanding',
+        cassandra: cassOffered,
+        mongodb: mongoOffered,
       },
       projector,
-      note: 'Shared 2-core VM with other JVMs and test runs in parallel: absolute numbers are noisy; compare within one run.',
+      load_average_at_end: loadavg().map((n) => Number(n.toFixed(2))),
     };
     writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
@@ -202,6 +216,12 @@ async function seed(db: import('mongodb').Db): Promise<{ categoryIds: string[]; 
     products.push(...batch.map((b) => b.product));
   }
   return { categoryIds: [...bySlug.values()], products };
+}
+
+async function offered(name: string, op: (i: number) => Promise<number>): Promise<OfferedLoadResult> {
+  const r = await runOfferedLoad(op, { ratePerS: OFFERED_PER_S, durationMs: DURATION_MS, maxOutstanding: 512 });
+  process.stdout.write(`${name} at ${OFFERED_PER_S}/s offered: ${JSON.stringify(r)}\n`);
+  return r;
 }
 
 async function load(name: string, op: (i: number) => Promise<number>): Promise<LoadResult> {
@@ -265,6 +285,11 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
       );
       messages.push({ ...msg, topic } as unknown as OutgoingMessage);
     }
+    // CPU of the projector and of the servers it drives over the burst, from /proc (per event below)
+    const infraDir = process.env['INFRA_DIR'] ?? join(ROOT, '.infra');
+    const measured: Record<string, number | undefined> = { projector: child.pid, cassandra: infraServerPid(infraDir, 'cassandra'), kafka: infraServerPid(infraDir, 'kafka') };
+    const cpuNow = () => Object.fromEntries(Object.entries(measured).map(([k, pid]) => [k, pid ? cpuSeconds(pid) : NaN]));
+    const cpuBefore = cpuNow();
     const t0 = performance.now();
     for (let i = 0; i < messages.length; i += 500) await publisher.publishAll(messages.slice(i, i + 500));
     const publishedS = (performance.now() - t0) / 1000;
@@ -283,6 +308,8 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
       250,
     );
     const appliedS = (performance.now() - t0) / 1000;
+    const cpuAfter = cpuNow();
+    const cpuMsPerEvent = Object.fromEntries(Object.keys(measured).map((k) => [k, round(((cpuAfter[k]! - cpuBefore[k]!) * 1000) / BURST)]));
     const last = products[products.length - 1]!;
     const row = (
       await cassandra.execute('SELECT version FROM products_by_id WHERE product_id = ?', [last.id], {
@@ -298,6 +325,8 @@ async function projectorBurst(products: Product[], cassandra: Client): Promise<R
       publish_s: round(publishedS),
       applied_s: round(appliedS),
       events_per_s: Math.round(BURST / appliedS),
+      cpu_ms_per_event: cpuMsPerEvent,
+      cpu_note: 'utime+stime from /proc over publish → last event applied, divided by the events (Kafka includes the publish)',
       lag_p50_s: histogramQuantile(metrics, 0.5),
       lag_p99_s: histogramQuantile(metrics, 0.99),
       lag_note:
