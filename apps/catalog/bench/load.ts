@@ -111,7 +111,10 @@ export interface OfferedLoadResult {
  * from when the loop got round to sending it, so a stall shows in the latencies instead of slowing
  * the offered rate down (no coordinated omission). Failed and empty answers are counted apart.
  */
-export async function runOfferedLoad(op: (i: number) => Promise<number>, o: OfferedLoadOptions): Promise<OfferedLoadResult> {
+export async function runOfferedLoad(
+  op: (i: number) => Promise<number>,
+  o: OfferedLoadOptions,
+): Promise<OfferedLoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let empty = 0;
@@ -150,7 +153,10 @@ export async function runOfferedLoad(op: (i: number) => Promise<number>, o: Offe
     // every request due by now starts, then the loop yields (answers come in) until the next is due
     const now = performance.now();
     for (; next < total && start + next * intervalMs <= now; next++) launch(next, start + next * intervalMs);
-    if (next < total) await new Promise((r) => setTimeout(r, Math.max(0, Math.min(2, start + next * intervalMs - performance.now()))));
+    if (next < total)
+      await new Promise((r) =>
+        setTimeout(r, Math.max(0, Math.min(2, start + next * intervalMs - performance.now()))),
+      );
   }
   await Promise.all([...inFlight]);
   const elapsedS = (performance.now() - start) / 1000;

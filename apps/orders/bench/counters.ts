@@ -18,8 +18,13 @@ const keys = (...maps: Record<string, number>[]) => [...new Set(maps.flatMap((m)
 /** (b − a) × scale: `scale` 1/n gives per checkout, 1/seconds per second. `topics`: the Kafka keys kept. */
 export function diffCounters(a: Counters, b: Counters, topics: readonly string[], scale = 1): Counters {
   return {
-    mongo: Object.fromEntries(keys(a.mongo, b.mongo).map((k) => [k, ((b.mongo[k] ?? 0) - (a.mongo[k] ?? 0)) * scale])),
-    cassandra: { writes: (b.cassandra.writes - a.cassandra.writes) * scale, reads: (b.cassandra.reads - a.cassandra.reads) * scale },
+    mongo: Object.fromEntries(
+      keys(a.mongo, b.mongo).map((k) => [k, ((b.mongo[k] ?? 0) - (a.mongo[k] ?? 0)) * scale]),
+    ),
+    cassandra: {
+      writes: (b.cassandra.writes - a.cassandra.writes) * scale,
+      reads: (b.cassandra.reads - a.cassandra.reads) * scale,
+    },
     kafka: Object.fromEntries(topics.map((t) => [t, ((b.kafka[t] ?? 0) - (a.kafka[t] ?? 0)) * scale])),
   };
 }
@@ -27,17 +32,28 @@ export function diffCounters(a: Counters, b: Counters, topics: readonly string[]
 /** A level's counts minus what the idle services would have done in the same time (idle rate × seconds). */
 export function minusIdle(level: Counters, idlePerS: Counters, seconds: number): Counters {
   return {
-    mongo: Object.fromEntries(Object.keys(level.mongo).map((k) => [k, (level.mongo[k] ?? 0) - (idlePerS.mongo[k] ?? 0) * seconds])),
-    cassandra: { writes: level.cassandra.writes - idlePerS.cassandra.writes * seconds, reads: level.cassandra.reads - idlePerS.cassandra.reads * seconds },
-    kafka: Object.fromEntries(Object.keys(level.kafka).map((t) => [t, (level.kafka[t] ?? 0) - (idlePerS.kafka[t] ?? 0) * seconds])),
+    mongo: Object.fromEntries(
+      Object.keys(level.mongo).map((k) => [k, (level.mongo[k] ?? 0) - (idlePerS.mongo[k] ?? 0) * seconds]),
+    ),
+    cassandra: {
+      writes: level.cassandra.writes - idlePerS.cassandra.writes * seconds,
+      reads: level.cassandra.reads - idlePerS.cassandra.reads * seconds,
+    },
+    kafka: Object.fromEntries(
+      Object.keys(level.kafka).map((t) => [t, (level.kafka[t] ?? 0) - (idlePerS.kafka[t] ?? 0) * seconds]),
+    ),
   };
 }
 
 export function plusCounters(a: Counters, b: Counters): Counters {
-  const sum = (x: Record<string, number>, y: Record<string, number>) => Object.fromEntries(keys(x, y).map((k) => [k, (x[k] ?? 0) + (y[k] ?? 0)]));
+  const sum = (x: Record<string, number>, y: Record<string, number>) =>
+    Object.fromEntries(keys(x, y).map((k) => [k, (x[k] ?? 0) + (y[k] ?? 0)]));
   return {
     mongo: sum(a.mongo, b.mongo),
-    cassandra: { writes: a.cassandra.writes + b.cassandra.writes, reads: a.cassandra.reads + b.cassandra.reads },
+    cassandra: {
+      writes: a.cassandra.writes + b.cassandra.writes,
+      reads: a.cassandra.reads + b.cassandra.reads,
+    },
     kafka: sum(a.kafka, b.kafka),
   };
 }
@@ -63,10 +79,7 @@ export interface LevelCounts {
   readonly checkouts: number;
 }
 
-export function perCheckout(
-  levels: readonly LevelCounts[],
-  topics: readonly string[],
-): Counters {
+export function perCheckout(levels: readonly LevelCounts[], topics: readonly string[]): Counters {
   let net = zeroCounters;
   let checkouts = 0;
   for (const l of levels) {
