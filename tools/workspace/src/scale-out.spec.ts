@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * docs/scale-out.md derives server counts from the committed benchmark results (issue 20: "the
+ * scale-out document's numbers are traceable to committed results"). Each measured figure it quotes
+ * is listed here with the file and field it comes from: a re-run benchmark that changes a figure
+ * fails this spec until the document is brought up to date with it.
+ */
+const root = join(__dirname, '../../..');
+const doc = readFileSync(join(root, 'docs/scale-out.md'), 'utf8');
+const json = (file: string): unknown => JSON.parse(readFileSync(join(root, file), 'utf8'));
+
+function at(value: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);
+}
+
+const orders = 'apps/orders/bench/results.json';
+const catalog = 'apps/catalog/bench/results.json';
+const inventory = 'apps/inventory/bench/results.json';
+
+/** [as the document writes it, file, field, how the field's value is written]. */
+const quoted: readonly (readonly [string, string, string, (v: number) => string])[] = [
+  ['22.1 checkouts/s', orders, 'bare_loop.mongo_members_3.checkouts_per_s', (v) => `${v} checkouts/s`],
+  ['0.502 of it', orders, 'ratio_service_to_bare.mongo_members_3', (v) => `${v} of it`],
+  [
+    '5 inserts + 28 updates',
+    orders,
+    'bare_loop.mongo_members_3.per_checkout_ops.mongo.insert',
+    (v) => `${v} inserts + 28 updates`,
+  ],
+  [
+    '5 inserts + 28 updates',
+    orders,
+    'bare_loop.mongo_members_3.per_checkout_ops.mongo.update',
+    (v) => `5 inserts + ${v} updates`,
+  ],
+  [
+    '9 queries + 3 commands',
+    orders,
+    'bare_loop.mongo_members_3.per_checkout_ops.mongo.queries',
+    (v) => `${v} queries + 3 commands`,
+  ],
+  [
+    '| 11, of them 2 LWT',
+    orders,
+    'bare_loop.mongo_members_3.per_checkout_ops.cassandra_writes',
+    (v) => `| ${v}, of them 2 LWT`,
+  ],
+  ['| 9 / 13 ', orders, 'bare_loop.mongo_members_3.per_checkout_ops.kafka_messages', (v) => `| ${v} / 13 `],
+  ['11.1/s at 256 in flight', orders, 'results.2.confirmed_per_s', (v) => `${v}/s at 256 in flight`],
+  ['services reach 20.2/s', orders, 'results.5.confirmed_per_s', (v) => `services reach ${v}/s`],
+  [
+    '0.169 CPU-seconds per checkout',
+    orders,
+    'results.2.cpu_seconds_per_checkout.total_servers_and_services',
+    (v) => `${v.toFixed(3)} CPU-seconds per checkout`,
+  ],
+  [
+    '77.2\nreservations/s over 1,000 products',
+    inventory,
+    'results.1.reservations_per_second',
+    (v) => `${v}\nreservations/s over 1,000 products`,
+  ],
+  [
+    '56.1/s on one hot product',
+    inventory,
+    'results.0.reservations_per_second',
+    (v) => `${v}/s on one hot product`,
+  ],
+  [
+    '4,340 req/s from Cassandra',
+    catalog,
+    'listing_first_page_20.cassandra.req_per_s',
+    (v) => `${v.toLocaleString('en-US')} req/s from Cassandra`,
+  ],
+  [
+    '1,326\nreq/s from MongoDB',
+    catalog,
+    'listing_first_page_20.mongodb.req_per_s',
+    (v) => `${v.toLocaleString('en-US')}\nreq/s from MongoDB`,
+  ],
+  ['p99 27.1 ms', catalog, 'listing_first_page_20_offered.cassandra.p99_ms', (v) => `p99 ${v.toFixed(1)} ms`],
+  [
+    '= 12.5 s in the 10,000-event burst',
+    catalog,
+    'projector.applied_s',
+    (v) => `= ${v.toFixed(1)} s in the 10,000-event burst`,
+  ],
+];
+
+describe('docs/scale-out.md quotes the committed benchmark results', () => {
+  it.each(
+    quoted.map(
+      ([text, file, field, write]) =>
+        [`${text.replace(/\n/g, ' ')} ← ${file} ${field}`, text, file, field, write] as const,
+    ),
+  )('%s', (_name, text, file, field, write) => {
+    expect(doc).toContain(text);
+    const value = at(json(file), field);
+    expect(typeof value).toBe('number');
+    expect(write(value as number)).toBe(text);
+  });
+});
