@@ -1,0 +1,178 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { useApi } from '../api/api-context';
+import { unwrap } from '../api/clients';
+import { useT } from '../i18n/i18n';
+import { ErrorView, Loading } from '../shell/status';
+import { useZone } from '../shell/zone';
+
+function LowStock() {
+  const t = useT();
+  const api = useApi();
+  const { zone } = useZone();
+  const [threshold, setThreshold] = useState(5);
+  const low = useQuery({
+    queryKey: ['low-stock', zone, threshold],
+    queryFn: async () =>
+      unwrap(await api.inventory.GET('/low-stock', { params: { query: { zone, threshold, limit: 50 } } })),
+  });
+  return (
+    <section>
+      <h2>{t('staff.stock.lowStock', { zone, threshold })}</h2>
+      <label>
+        {t('staff.stock.threshold')}{' '}
+        <input
+          type="number"
+          min={0}
+          value={threshold}
+          onChange={(e) => setThreshold(Math.max(0, Number(e.target.value) || 0))}
+        />
+      </label>
+      {low.isPending ? (
+        <Loading />
+      ) : low.isError ? (
+        <ErrorView error={low.error} />
+      ) : low.data.items.length === 0 ? (
+        <p>{t('staff.stock.none')}</p>
+      ) : (
+        <ul>
+          {low.data.items.map((i) => (
+            <li key={i.product_id}>
+              <Link to={`/staff/stock?product=${i.product_id}`}>{i.product_id}</Link>: {i.available}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** Stock of one product in every zone (staff see reserved and sold), restock with an Idempotency-Key, the zone's ledger. */
+function ProductStock({ productId }: { productId: string }) {
+  const t = useT();
+  const api = useApi();
+  const qc = useQueryClient();
+  const { zone } = useZone();
+  const key = useRef<string | undefined>(undefined);
+  const stock = useQuery({
+    queryKey: ['stock', productId],
+    queryFn: async () =>
+      unwrap(await api.inventory.GET('/stock/{productId}', { params: { path: { productId } } })),
+  });
+  const ledger = useQuery({
+    queryKey: ['ledger', productId, zone],
+    queryFn: async () =>
+      unwrap(
+        await api.inventory.GET('/ledger/{productId}/{zone}', { params: { path: { productId, zone } } }),
+      ),
+  });
+  const restock = useMutation({
+    mutationFn: async ({ qty, reason }: { qty: number; reason: string }) => {
+      key.current ??= crypto.randomUUID();
+      return unwrap(
+        await api.inventory.POST('/stock/{productId}/{zone}/restock', {
+          params: { path: { productId, zone }, header: { 'idempotency-key': key.current } },
+          body: { qty, reason },
+        }),
+      );
+    },
+    onSuccess: async () => {
+      key.current = undefined;
+      await qc.invalidateQueries({ queryKey: ['stock', productId] });
+      await qc.invalidateQueries({ queryKey: ['ledger', productId] });
+    },
+  });
+  const submit = (e: FormEvent<HTMLFormElement>): void => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    restock.mutate({ qty: Number(f.get('qty')), reason: String(f.get('reason') ?? '') });
+  };
+  if (stock.isPending) return <Loading />;
+  if (stock.isError) return <ErrorView error={stock.error} />;
+  const here = stock.data.find((s) => s.zone === zone);
+  return (
+    <section>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t('zone.label')}</th>
+            <th scope="col">{t('staff.stock.available')}</th>
+            <th scope="col">{t('staff.stock.reserved')}</th>
+            <th scope="col">{t('staff.stock.committed')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stock.data.map((s) => (
+            <tr key={s.zone}>
+              <td>{s.zone}</td>
+              <td data-testid={`available-${s.zone}`}>{s.available}</td>
+              <td>{'reserved' in s ? s.reserved : '—'}</td>
+              <td>{'committed' in s ? s.committed : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form onSubmit={submit}>
+        <h2>
+          {t('staff.stock.restock')} ({zone})
+        </h2>
+        <label>
+          {t('staff.stock.qty')} <input name="qty" type="number" min={1} required defaultValue={10} />
+        </label>{' '}
+        <label>
+          {t('staff.stock.reason')} <input name="reason" required defaultValue="delivery" />
+        </label>{' '}
+        <button type="submit" disabled={restock.isPending}>
+          {t('staff.stock.restock')}
+        </button>
+      </form>
+      {restock.isSuccess && here && (
+        <p role="status">{t('staff.stock.restocked', { available: here.available, zone })}</p>
+      )}
+      {restock.isError && <ErrorView error={restock.error} />}
+      <h2>{t('staff.stock.ledger', { zone })}</h2>
+      {ledger.isPending ? (
+        <Loading />
+      ) : ledger.isError ? (
+        <ErrorView error={ledger.error} />
+      ) : (
+        <ol>
+          {ledger.data.map((m) => (
+            <li key={m.id}>
+              {new Date(m.at).toLocaleString()} {m.kind} {m.qty} {m.reason ?? m.order_id ?? ''}{' '}
+              {m.by ? `(${m.by.sub})` : ''}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+export function StockPage() {
+  const t = useT();
+  const [productId, setProductId] = useState(
+    () => new URLSearchParams(window.location.search).get('product') ?? '',
+  );
+  const [shown, setShown] = useState(productId);
+  return (
+    <section>
+      <h1>{t('staff.stock.title')}</h1>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setShown(productId.trim());
+        }}
+      >
+        <label>
+          {t('staff.stock.product')}{' '}
+          <input value={productId} onChange={(e) => setProductId(e.target.value)} pattern="[0-9a-f]{24}" />
+        </label>{' '}
+        <button type="submit">{t('staff.stock.lookup')}</button>
+      </form>
+      {shown && <ProductStock key={shown} productId={shown} />}
+      <LowStock />
+    </section>
+  );
+}
