@@ -12,6 +12,19 @@ export function ApiProvider({ config, children }: { config: AppConfig; children:
   return <ApiContext.Provider value={api}>{children}</ApiContext.Provider>;
 }
 
+/** Tests: the same context with clients made by the test (a fake fetch). */
+export function ApiTestProvider({
+  make,
+  children,
+}: {
+  make: (token: () => string | undefined) => Api;
+  children: ReactNode;
+}) {
+  const { token } = useAuth();
+  const api = useMemo(() => make(token), [make, token]);
+  return <ApiContext.Provider value={api}>{children}</ApiContext.Provider>;
+}
+
 export function useApi(): Api {
   const api = useContext(ApiContext);
   if (!api) throw new Error('useApi outside ApiProvider');

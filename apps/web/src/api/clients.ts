@@ -39,7 +39,11 @@ export function unwrap<T>(r: { data?: T; error?: unknown; response: Response }):
   throw new ApiError(r.response.status, (r.error ?? {}) as Partial<Problem>);
 }
 
-export function createApi(config: AppConfig, token: () => string | undefined): Api {
+export function createApi(
+  config: AppConfig,
+  token: () => string | undefined,
+  fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+): Api {
   const auth: Middleware = {
     onRequest({ request }) {
       const t = token();
@@ -48,7 +52,7 @@ export function createApi(config: AppConfig, token: () => string | undefined): A
     },
   };
   const make = <P extends object>(baseUrl: string): Client<P> => {
-    const c = createClient<P>({ baseUrl });
+    const c = createClient<P>({ baseUrl, fetch: fetchImpl });
     c.use(auth);
     return c;
   };

@@ -16,7 +16,8 @@ export function useCheckout(cartId: string | undefined) {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const key = useRef<string | undefined>(undefined);
-  return useMutation({
+  const busy = useRef(false);
+  const mutation = useMutation({
     mutationFn: async () => {
       if (!cartId) throw new Error('no cart');
       key.current ??= crypto.randomUUID();
@@ -33,7 +34,17 @@ export function useCheckout(cartId: string | undefined) {
       await qc.invalidateQueries({ queryKey: ['cart'] });
       await navigate(`/orders/${orderId}?new=1`);
     },
+    onSettled: () => {
+      busy.current = false;
+    },
   });
+  /** A second click before React re-renders the disabled button is ignored: one request, not two with the same key. */
+  const start = (): void => {
+    if (busy.current) return;
+    busy.current = true;
+    mutation.mutate();
+  };
+  return { mutation, start };
 }
 
 export function CartPage() {
@@ -41,7 +52,7 @@ export function CartPage() {
   const money = useMoney();
   const auth = useAuth();
   const { cart, setQty, zone } = useCart();
-  const checkout = useCheckout(cart.data?.cart_id);
+  const { mutation: checkout, start: startCheckout } = useCheckout(cart.data?.cart_id);
   const [editing, setEditing] = useState<Record<string, string>>({});
   if (cart.isPending) return <Loading />;
   if (cart.isError) return <ErrorView error={cart.error} />;
@@ -125,7 +136,7 @@ export function CartPage() {
               type="button"
               className="primary"
               disabled={checkout.isPending || c.status !== 'active'}
-              onClick={() => checkout.mutate()}
+              onClick={startCheckout}
             >
               {checkout.isPending ? t('cart.checkingOut') : t('cart.checkout')}
             </button>
