@@ -30,7 +30,9 @@ function ZonePicker() {
 function CartLink() {
   const t = useT();
   const { cart } = useCart();
-  const count = Object.values(cart.data?.items ?? {}).reduce((n, i) => n + i.qty, 0);
+  // a cart on its way to an order is not what the next purchase goes into
+  const active = cart.data?.status === 'active' ? cart.data : undefined;
+  const count = Object.values(active?.items ?? {}).reduce((n, i) => n + i.qty, 0);
   return <NavLink to="/cart">{t('nav.cart', { count })}</NavLink>;
 }
 

@@ -1,0 +1,206 @@
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { allowWebOrigin, testEnv, type TestUser, waitFor } from '@mw/testing';
+import { Stack } from '../stack';
+import { WebServer } from './web-server';
+
+/** Debian's chromium (apt-get install chromium; .ci/run installs it): Playwright's own browser download is not used. */
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The web app in a real browser (headless chromium) against the real services (processes from their
+ * bundles on this run's private resources) and the project's Keycloak: a guest buys a phone, signs
+ * in on Keycloak's own login page (authorization code + PKCE), sees the guest cart merged, checks
+ * out and watches the order's saga reach CONFIRMED on the timeline.
+ */
+describe('web app in a browser (storefront → Keycloak sign-in → merge → checkout → saga timeline)', () => {
+  let stack: Stack;
+  let web: WebServer;
+  let browser: Browser;
+  let page: Page;
+  let productId = '';
+  let disallowOrigin: (() => Promise<void>) | undefined;
+  const PRICE = '59990.00';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const cors = { CORS_ORIGINS: origin };
+    stack = new Stack(undefined, {
+      prefix: 'e2eweb',
+      customers: 2,
+      env: { catalog: cors, inventory: cors, carts: cors, orders: cors },
+    });
+    // Keycloak's token endpoint answers this origin's browser calls (CORS) only once it is a web origin of the client
+    disallowOrigin = await allowWebOrigin(origin);
+    await stack.start();
+    mkdirSync(stack.logDir, { recursive: true });
+    web = new WebServer(
+      port,
+      {
+        catalog: stack.urls.catalog,
+        inventory: stack.urls.inventory,
+        carts: stack.urls.carts,
+        orders: stack.urls.orders,
+      },
+      testEnv().oidcIssuer,
+      join(stack.logDir, 'web.log'),
+    );
+    await web.start();
+
+    // a phone in the catalog (as carol), known to carts and the projector, with 5 in MSK (as stan)
+    const slug = `web-${stack.run.replace(/_/g, '-')}`.slice(0, 60);
+    const cat = await stack.http('catalog', 'POST', '/categories', {
+      name: 'Смартфоны web',
+      slug,
+      parent_id: null,
+    });
+    expect(cat.status).toBe(201);
+    const p = await stack.http('catalog', 'POST', '/products', {
+      name: 'Смартфон Веб 128 ГБ',
+      category_id: cat.body['id'],
+      price: PRICE,
+      attributes: { color: 'черный' },
+    });
+    expect(p.status).toBe(201);
+    productId = p.body['id'] as string;
+    expect(await stack.relayCatalog()).toBeGreaterThanOrEqual(1);
+    await waitFor(
+      async () => (await stack.http('catalog', 'GET', `/products/${productId}/card`)).status === 200,
+      30_000,
+      'product card from the projector',
+    );
+    const restock = await stack.http(
+      'inventory',
+      'POST',
+      `/stock/${productId}/MSK/restock`,
+      { qty: 5, reason: 'delivery' },
+      {
+        'idempotency-key': `web-${productId}`,
+      },
+    );
+    expect(restock.status).toBeLessThan(300);
+    // carts learns the product from the products topic: wait until it prices it (another customer's cart)
+    const probe = stack.customers[1] as TestUser;
+    const c = await stack.http('carts', 'POST', '/carts', { zone: 'MSK' }, {}, probe);
+    await waitFor(
+      async () =>
+        (
+          await stack.http(
+            'carts',
+            'PUT',
+            `/carts/${c.body['cart_id']}/items/${productId}`,
+            { qty: 1 },
+            {},
+            probe,
+          )
+        ).status === 200,
+      30_000,
+      'carts knows the product',
+    );
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    page = await browser.newPage();
+    page.setDefaultTimeout(30_000);
+    // the browser's console and failed requests go to the run's log directory, beside the services' logs
+    const console = createWriteStream(join(stack.logDir, 'browser-console.log'), { flags: 'a' });
+    page.on('console', (m) => console.write(`${m.type()}: ${m.text()}\n`));
+    page.on('pageerror', (e) => console.write(`pageerror: ${e.message}\n`));
+    page.on('requestfailed', (r) =>
+      console.write(`requestfailed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}\n`),
+    );
+  }, 300_000);
+
+  afterEach(async () => {
+    // what the page showed when a test ended (on failure, the first thing to look at)
+    await page
+      ?.screenshot({ path: join(stack.logDir, 'last-page.png'), fullPage: true })
+      .catch(() => undefined);
+  });
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    await web?.stop();
+    await stack?.stop();
+    await disallowOrigin?.();
+  }, 90_000);
+
+  it('a guest buys a phone, signs in with Keycloak, the cart merges, checkout reaches CONFIRMED on the timeline', async () => {
+    const customer = stack.customers[0] as TestUser;
+
+    // guest: the product card with the server's price and MSK availability, into the cart
+    await page.goto(`${web.url}/p/${productId}`);
+    await page.getByRole('heading', { name: 'Смартфон Веб 128 ГБ' }).waitFor();
+    await page.getByText('59,990.00 ₽').first().waitFor();
+    await page.getByTestId('availability').getByText('5 in stock').waitFor();
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByText('Added to your cart').waitFor();
+    await page.getByRole('link', { name: 'Cart (1)' }).click();
+    await page.getByTestId('cart-total').getByText('59,990.00 ₽').waitFor();
+
+    // sign in on Keycloak's login page (code + PKCE), back to the cart: the guest line is in the user's cart now
+    await page.getByRole('button', { name: 'Sign in to check out' }).click();
+    await page.waitForURL(/\/realms\/mobile-world\/protocol\/openid-connect\/auth/);
+    await page.locator('#username').fill(customer.username);
+    await page.locator('#password').fill(customer.password);
+    await page.locator('#kc-login').click();
+    await page.waitForURL(`${web.url}/cart`);
+    await page.getByText('Your guest cart was merged into your cart (1 merged).').waitFor();
+    await page.getByText(`Signed in as ${customer.username}`).waitFor();
+    await page.getByTestId('cart-line').getByText('Смартфон Веб 128 ГБ').waitFor();
+    await page.getByTestId('cart-total').getByText('59,990.00 ₽').waitFor();
+
+    // the merge happened in the carts service: the user's cart holds the guest's line
+    const carts = await stack.http<{ cart_ids: string[] }>('carts', 'GET', '/carts', undefined, {}, customer);
+    expect(carts.body.cart_ids).toHaveLength(1);
+    const userCart = await stack.http<{ items: Record<string, { qty: number }> }>(
+      'carts',
+      'GET',
+      `/carts/${carts.body.cart_ids[0]}`,
+      undefined,
+      {},
+      customer,
+    );
+    expect(userCart.body.items[productId]?.qty).toBe(1);
+
+    // checkout: the order page follows the saga to CONFIRMED, each step on the timeline
+    await page.getByRole('button', { name: 'Check out' }).click();
+    await page.waitForURL(/\/orders\/[0-9a-f]{24}\?new=1$/);
+    const orderId = /\/orders\/([0-9a-f]{24})/.exec(page.url())?.[1] ?? '';
+    await page
+      .getByTestId('order-state')
+      .getByText('CONFIRMED', { exact: true })
+      .waitFor({ timeout: 60_000 });
+    const timeline = page.getByTestId('timeline');
+    for (const step of ['AWAITING_PAYMENT', 'COMMITTING', 'CONFIRMED'])
+      await timeline.getByText(step, { exact: true }).first().waitFor();
+    await timeline.getByText('StockCommitted').waitFor();
+
+    // the page's order is the user's order in the orders service
+    const order = await stack.http<{ user_id: string; state: string; totals: { total: string } }>(
+      'orders',
+      'GET',
+      `/orders/${orderId}`,
+      undefined,
+      {},
+      customer,
+    );
+    expect(order.status).toBe(200);
+    expect(order.body.user_id).toBe(customer.id);
+    expect(order.body.state).toBe('CONFIRMED');
+    expect(order.body.totals.total).toBe(PRICE);
+  }, 180_000);
+});
