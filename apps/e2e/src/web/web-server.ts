@@ -38,8 +38,8 @@ export class WebServer {
       ],
       {
         cwd: ROOT,
+        // only what the server needs: where the services and the issuer are
         env: {
-          ...process.env,
           VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true',
           WEB_API_CATALOG: this.api.catalog,
           WEB_API_INVENTORY: this.api.inventory,

@@ -1,6 +1,6 @@
 /**
  * The README's screenshots of the web app (docs/web/*.png), taken from a running `npm start` with its
- * demo data: `WEB_URL=http://127.0.0.1:4400 tsx --tsconfig tsconfig.base.json apps/e2e/src/web/screenshots.ts`.
+ * demo data: `WEB_URL=http://127.0.0.1:4400 tsx --tsconfig tsconfig.base.json apps/e2e/src/web/scripts/screenshots.ts`.
  * A guest puts the newest stocked phone in the cart, alice signs in and checks out; then the staff
  * pages of stan (stock) and otto (operations).
  */
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 
 const WEB = process.env['WEB_URL'] ?? 'http://127.0.0.1:4400';
-const OUT = join(__dirname, '../../../../docs/web');
+const OUT = join(__dirname, '../../../../../docs/web');
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 async function shot(page: Page, name: string): Promise<void> {
