@@ -31,6 +31,8 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
   let web: WebServer;
   let browser: Browser;
   let page: Page;
+  const pages: Page[] = [];
+  let orderId = '';
   let productId = '';
   let disallowOrigin: (() => Promise<void>) | undefined;
   const PRICE = '59990.00';
@@ -113,22 +115,52 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     );
 
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-    page = await browser.newPage();
-    page.setDefaultTimeout(30_000);
-    // the browser's console and failed requests go to the run's log directory, beside the services' logs
-    const console = createWriteStream(join(stack.logDir, 'browser-console.log'), { flags: 'a' });
-    page.on('console', (m) => console.write(`${m.type()}: ${m.text()}\n`));
-    page.on('pageerror', (e) => console.write(`pageerror: ${e.message}\n`));
-    page.on('requestfailed', (r) =>
-      console.write(`requestfailed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}\n`),
-    );
+    page = await newPage('customer');
   }, 300_000);
 
+  /** A page in its own browser context (its own storage: another person); console and failures logged beside the services' logs. */
+  async function newPage(who: string): Promise<Page> {
+    const p = await (await browser.newContext()).newPage();
+    p.setDefaultTimeout(30_000);
+    const log = createWriteStream(join(stack.logDir, `browser-${who}.log`), { flags: 'a' });
+    p.on('console', (m) => log.write(`${m.type()}: ${m.text()}\n`));
+    p.on('pageerror', (e) => log.write(`pageerror: ${e.message}\n`));
+    p.on('requestfailed', (r) =>
+      log.write(`requestfailed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}\n`),
+    );
+    pages.push(p);
+    return p;
+  }
+
+  /** Keycloak's login page, from the app's Sign in button; back in the app signed in. */
+  async function signIn(p: Page, username: string, password: string): Promise<void> {
+    await p.getByRole('button', { name: 'Sign in' }).first().click();
+    await p.waitForURL(/\/realms\/mobile-world\/protocol\/openid-connect\/auth/);
+    await p.locator('#username').fill(username);
+    await p.locator('#password').fill(password);
+    await p.locator('#kc-login').click();
+    await p.getByText(`Signed in as ${username}`).waitFor();
+  }
+
+  /** Units of the product available in MSK, as inventory answers anyone. */
+  async function availableMsk(): Promise<number> {
+    const r = await stack.http<{ zone: string; available: number }[]>(
+      'inventory',
+      'GET',
+      `/stock/${productId}`,
+      undefined,
+      {},
+      'anonymous',
+    );
+    return r.body.find((z) => z.zone === 'MSK')?.available ?? 0;
+  }
+
   afterEach(async () => {
-    // what the page showed when a test ended (on failure, the first thing to look at)
-    await page
-      ?.screenshot({ path: join(stack.logDir, 'last-page.png'), fullPage: true })
-      .catch(() => undefined);
+    // what each page showed when a test ended (on failure, the first thing to look at)
+    for (const [i, p] of pages.entries())
+      await p
+        .screenshot({ path: join(stack.logDir, `last-page-${i}.png`), fullPage: true })
+        .catch(() => undefined);
   });
 
   afterAll(async () => {
@@ -157,7 +189,7 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     await page.locator('#username').fill(customer.username);
     await page.locator('#password').fill(customer.password);
     await page.locator('#kc-login').click();
-    await page.waitForURL(`${web.url}/cart`);
+    await page.waitForURL(`${web.url}/cart`); // back where the guest was
     await page.getByText('Your guest cart was merged into your cart (1 merged).').waitFor();
     await page.getByText(`Signed in as ${customer.username}`).waitFor();
     await page.getByTestId('cart-line').getByText('Смартфон Веб 128 ГБ').waitFor();
@@ -179,7 +211,7 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     // checkout: the order page follows the saga to CONFIRMED, each step on the timeline
     await page.getByRole('button', { name: 'Check out' }).click();
     await page.waitForURL(/\/orders\/[0-9a-f]{24}\?new=1$/);
-    const orderId = /\/orders\/([0-9a-f]{24})/.exec(page.url())?.[1] ?? '';
+    orderId = /\/orders\/([0-9a-f]{24})/.exec(page.url())?.[1] ?? '';
     await page
       .getByTestId('order-state')
       .getByText('CONFIRMED', { exact: true })
@@ -203,4 +235,74 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     expect(order.body.state).toBe('CONFIRMED');
     expect(order.body.totals.total).toBe(PRICE);
   }, 180_000);
+
+  it('another customer opening that order URL gets the not-found page', async () => {
+    const other = stack.customers[1] as TestUser;
+    const p = await newPage('other-customer');
+    await p.goto(web.url);
+    await signIn(p, other.username, other.password);
+    await p.goto(`${web.url}/orders/${orderId}`);
+    await p.getByRole('heading', { name: 'Not found' }).waitFor();
+    expect(await p.getByTestId('order-state').count()).toBe(0);
+  }, 60_000);
+
+  it('the customer cancels the confirmed order: the timeline shows the refund and the stock coming back', async () => {
+    const before = await availableMsk();
+    await page.getByRole('button', { name: 'Cancel order' }).click();
+    await page
+      .getByTestId('order-state')
+      .getByText('CANCELLED', { exact: true })
+      .waitFor({ timeout: 60_000 });
+    await page.getByTestId('order-reason').getByText('CANCELLED_BY_USER').waitFor();
+    await page
+      .getByTestId('payment')
+      .getByText(/refunded/)
+      .waitFor({ timeout: 60_000 });
+    await page.getByTestId('stock-return').getByText('returned').waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId('timeline')
+      .getByText(/by customer/)
+      .first()
+      .waitFor();
+    expect(await availableMsk()).toBe(before + 1);
+  }, 120_000);
+
+  it('a declined payment ends the order cancelled, saying why', async () => {
+    const decliner = stack.ruleUsers?.decline as TestUser;
+    const p = await newPage('decliner');
+    await p.goto(`${web.url}/p/${productId}`);
+    await signIn(p, decliner.username, decliner.password);
+    await p.getByRole('button', { name: 'Add to cart' }).click();
+    await p.getByText('Added to your cart').waitFor();
+    await p.goto(`${web.url}/cart`);
+    await p.getByRole('button', { name: 'Check out' }).click();
+    await p.getByTestId('order-state').getByText('CANCELLED', { exact: true }).waitFor({ timeout: 60_000 });
+    await p.getByTestId('order-reason').getByText('PAYMENT_DECLINED').waitFor();
+    await p.getByTestId('timeline').getByText('PaymentDeclined').waitFor();
+  }, 120_000);
+
+  it('the stock manager restocks in the console and the storefront shows the new availability', async () => {
+    const before = await availableMsk();
+    const p = await newPage('stan');
+    await p.goto(web.url);
+    await signIn(p, 'stan', 'demo');
+    await p.getByRole('link', { name: 'Stock' }).click();
+    await p.getByLabel('Product id').fill(productId);
+    await p.getByRole('button', { name: 'Show stock' }).click();
+    await p.getByTestId('available-MSK').getByText(String(before), { exact: true }).waitFor();
+    await p.getByLabel('Units').fill('10');
+    await p.getByRole('button', { name: 'Restock' }).click();
+    await p.getByText('Restocked 10 in MSK').waitFor();
+    await p
+      .getByTestId('available-MSK')
+      .getByText(String(before + 10), { exact: true })
+      .waitFor();
+    // a customer-facing page, anonymous
+    const shopper = await newPage('shopper');
+    await shopper.goto(`${web.url}/p/${productId}`);
+    await shopper
+      .getByTestId('availability')
+      .getByText(`${before + 10} in stock`)
+      .waitFor();
+  }, 120_000);
 });

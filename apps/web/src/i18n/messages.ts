@@ -134,7 +134,7 @@ export const en = {
   'staff.stock.restock': 'Restock',
   'staff.stock.qty': 'Units',
   'staff.stock.reason': 'Reason',
-  'staff.stock.restocked': 'Restocked: {available} available in {zone}',
+  'staff.stock.restocked': 'Restocked {qty} in {zone}',
   'staff.stock.ledger': 'Ledger of {zone}',
   'staff.stock.none': 'Nothing is low.',
   'staff.support.title': 'Support: a customer’s orders',

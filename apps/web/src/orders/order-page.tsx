@@ -75,7 +75,7 @@ export function OrderPage() {
         {o.stock_return && (
           <>
             <dt>{t('order.stockReturn')}</dt>
-            <dd>{o.stock_return}</dd>
+            <dd data-testid="stock-return">{o.stock_return}</dd>
           </>
         )}
       </dl>

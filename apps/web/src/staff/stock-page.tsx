@@ -90,7 +90,6 @@ function ProductStock({ productId }: { productId: string }) {
   };
   if (stock.isPending) return <Loading />;
   if (stock.isError) return <ErrorView error={stock.error} />;
-  const here = stock.data.find((s) => s.zone === zone);
   return (
     <section>
       <table>
@@ -127,8 +126,8 @@ function ProductStock({ productId }: { productId: string }) {
           {t('staff.stock.restock')}
         </button>
       </form>
-      {restock.isSuccess && here && (
-        <p role="status">{t('staff.stock.restocked', { available: here.available, zone })}</p>
+      {restock.isSuccess && (
+        <p role="status">{t('staff.stock.restocked', { qty: restock.variables.qty, zone })}</p>
       )}
       {restock.isError && <ErrorView error={restock.error} />}
       <h2>{t('staff.stock.ledger', { zone })}</h2>
