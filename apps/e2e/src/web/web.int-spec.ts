@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { allowWebOrigin, testEnv, type TestUser, waitFor } from '@mw/testing';
 import { Stack } from '../stack';
@@ -140,6 +141,15 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     await p.locator('#password').fill(password);
     await p.locator('#kc-login').click();
     await p.getByText(`Signed in as ${username}`).waitFor();
+  }
+
+  /** axe-core's serious and critical violations on the page as it is now (id and the elements at fault). */
+  async function accessibilityViolations(p: Page): Promise<string[]> {
+    await p.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const r = (await p.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as AxeResults;
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }
 
   /** Units of the product available in MSK, as inventory answers anyone. */
@@ -304,5 +314,30 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
       .getByTestId('availability')
       .getByText(`${before + 10} in stock`)
       .waitFor();
+  }, 120_000);
+
+  it('no page has a serious or critical accessibility violation (axe-core)', async () => {
+    const slug = `web-${stack.run.replace(/_/g, '-')}`.slice(0, 60);
+    const found: string[] = [];
+    const check = async (p: Page, path: string, ready: (p: Page) => Promise<void>): Promise<void> => {
+      await p.goto(`${web.url}${path}`);
+      await ready(p);
+      for (const v of await accessibilityViolations(p)) found.push(`${path}: ${v}`);
+    };
+    const shopper = await newPage('axe-guest');
+    await check(shopper, '/', (p) => p.getByRole('heading', { name: 'Categories' }).waitFor());
+    await check(shopper, `/c/${slug}`, (p) => p.getByRole('link', { name: 'Смартфон Веб 128 ГБ' }).waitFor());
+    await check(shopper, '/search?sort=price_desc', (p) => p.locator('ul.products li').first().waitFor());
+    await check(shopper, `/p/${productId}`, (p) => p.getByTestId('availability').waitFor());
+    await shopper.getByRole('button', { name: 'Add to cart' }).click();
+    await shopper.getByText('Added to your cart').waitFor();
+    await check(shopper, '/cart', (p) => p.getByTestId('cart-total').waitFor());
+    await check(shopper, '/no-such-page', (p) => p.getByRole('heading', { name: 'Not found' }).waitFor());
+    await check(page, `/orders/${orderId}`, (p) => p.getByTestId('timeline').waitFor());
+    await check(page, '/orders', (p) => p.locator('table tbody tr').first().waitFor());
+    await check(page, '/activity', (p) => p.locator('table tbody tr').first().waitFor());
+    const stan = pages.find((p) => p.url().includes('/staff/stock')) as Page;
+    await check(stan, `/staff/stock?product=${productId}`, (p) => p.getByTestId('available-MSK').waitFor());
+    expect(found).toEqual([]);
   }, 120_000);
 });
