@@ -1,6 +1,6 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { UserManager } from 'oidc-client-ts';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { BrowserRouter, Route, Routes } from 'react-router-dom';
 import { ApiProvider } from './api/api-context';
 import { ApiError } from './api/clients';
@@ -29,10 +29,13 @@ import { SupportPage } from './staff/support-page';
 function ForRoles({ roles, children }: { roles: readonly (StaffRole | 'customer')[]; children: ReactNode }) {
   const t = useT();
   const auth = useAuth();
-  if (!auth.user) {
-    void auth.signIn(window.location.pathname + window.location.search);
-    return null;
-  }
+  const signedOut = !auth.user;
+  const { signIn } = auth;
+  // a signed-out visitor of a role page (a bookmark, a shared order link) goes to sign-in and comes back
+  useEffect(() => {
+    if (signedOut) void signIn(window.location.pathname + window.location.search);
+  }, [signedOut, signIn]);
+  if (signedOut) return <p role="status">{t('auth.signingIn')}</p>;
   return roles.some((r) => auth.hasRole(r)) ? children : <p role="alert">{t('staff.forbidden')}</p>;
 }
 
