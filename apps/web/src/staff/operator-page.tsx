@@ -22,6 +22,18 @@ export function OperatorPage() {
       );
     },
   });
+  const top = useQuery({
+    queryKey: ['analytics-top'],
+    queryFn: async () => {
+      const to = new Date();
+      const from = new Date(to.getTime() - 29 * 86_400_000);
+      return unwrap(
+        await api.orders.GET('/analytics/top-products', {
+          params: { query: { from: day(from), to: day(to), by: 'revenue', limit: 5 } },
+        }),
+      );
+    },
+  });
   if (sales.isPending) return <Loading />;
   if (sales.isError) return <ErrorView error={sales.error} />;
   const cells = salesByDayAndZone(sales.data.rows);
@@ -52,6 +64,24 @@ export function OperatorPage() {
           ))}
         </tbody>
       </table>
+      <h2>{t('staff.operator.top')}</h2>
+      {top.isPending ? (
+        <Loading />
+      ) : top.isError ? (
+        <ErrorView error={top.error} />
+      ) : (
+        <ol>
+          {top.data.categories
+            .flatMap((c) => c.products)
+            .sort((a, b) => Number(b.revenue) - Number(a.revenue))
+            .slice(0, 10)
+            .map((p) => (
+              <li key={p.product_id}>
+                {p.name}: {money(p.revenue)} ({p.units})
+              </li>
+            ))}
+        </ol>
+      )}
     </section>
   );
 }

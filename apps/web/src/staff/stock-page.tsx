@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { useApi } from '../api/api-context';
-import { unwrap } from '../api/clients';
+import { ApiError, unwrap } from '../api/clients';
 import { useT } from '../i18n/i18n';
 import { ErrorView, Loading } from '../shell/status';
 import { useZone } from '../shell/zone';
@@ -44,6 +44,78 @@ function LowStock() {
           ))}
         </ul>
       )}
+    </section>
+  );
+}
+
+/**
+ * A stock-take is conditional (ADR 0040): read the zone's level and its ETag, count, send the count
+ * with If-Match; a sale in between is a 412 and nothing is written.
+ */
+function StockTake({ productId }: { productId: string }) {
+  const t = useT();
+  const api = useApi();
+  const qc = useQueryClient();
+  const { zone } = useZone();
+  const read = useMutation({
+    mutationFn: async () => {
+      const r = await api.inventory.GET('/stock/{productId}/{zone}', {
+        params: { path: { productId, zone } },
+      });
+      return { level: unwrap(r), etag: r.response.headers.get('etag') ?? '' };
+    },
+  });
+  const save = useMutation({
+    mutationFn: async ({ available, reason }: { available: number; reason: string }) =>
+      unwrap(
+        await api.inventory.PUT('/stock/{productId}/{zone}', {
+          params: { path: { productId, zone }, header: { 'if-match': read.data?.etag ?? '' } },
+          body: { available, reason },
+        }),
+      ),
+    onSuccess: async () => {
+      read.reset();
+      await qc.invalidateQueries({ queryKey: ['stock', productId] });
+      await qc.invalidateQueries({ queryKey: ['ledger', productId] });
+    },
+  });
+  const submit = (e: FormEvent<HTMLFormElement>): void => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    save.mutate({ available: Number(f.get('counted')), reason: String(f.get('reason') ?? '') });
+  };
+  const stale = save.error instanceof ApiError && save.error.status === 412;
+  return (
+    <section>
+      <h2>{t('staff.stock.take', { zone })}</h2>
+      <button type="button" onClick={() => read.mutate()} disabled={read.isPending}>
+        {t('staff.stock.read')}
+      </button>
+      {read.data && (
+        <form onSubmit={submit}>
+          <p>
+            {t('staff.stock.readVersion', { version: read.data.etag, available: read.data.level.available })}
+          </p>
+          <label>
+            {t('staff.stock.counted')} <input name="counted" type="number" min={0} required />
+          </label>{' '}
+          <label>
+            {t('staff.stock.reason')} <input name="reason" required defaultValue="stock-take" />
+          </label>{' '}
+          <button type="submit" disabled={save.isPending}>
+            {t('staff.stock.save')}
+          </button>
+        </form>
+      )}
+      {save.isSuccess && (
+        <p role="status">{t('staff.stock.saved', { available: save.data.available, zone })}</p>
+      )}
+      {stale ? (
+        <p role="alert">{t('staff.stock.stale')}</p>
+      ) : (
+        save.isError && <ErrorView error={save.error} />
+      )}
+      {read.isError && <ErrorView error={read.error} />}
     </section>
   );
 }
@@ -130,6 +202,7 @@ function ProductStock({ productId }: { productId: string }) {
         <p role="status">{t('staff.stock.restocked', { qty: restock.variables.qty, zone })}</p>
       )}
       {restock.isError && <ErrorView error={restock.error} />}
+      <StockTake productId={productId} />
       <h2>{t('staff.stock.ledger', { zone })}</h2>
       {ledger.isPending ? (
         <Loading />
@@ -151,9 +224,8 @@ function ProductStock({ productId }: { productId: string }) {
 
 export function StockPage() {
   const t = useT();
-  const [productId, setProductId] = useState(
-    () => new URLSearchParams(window.location.search).get('product') ?? '',
-  );
+  const [params] = useSearchParams();
+  const [productId, setProductId] = useState(() => params.get('product') ?? '');
   const [shown, setShown] = useState(productId);
   return (
     <section>

@@ -6,9 +6,13 @@ export interface Call {
   readonly body: unknown;
 }
 
-export type Handler = (
-  call: Call,
-) => { status: number; body?: unknown } | Promise<{ status: number; body?: unknown }>;
+export interface Answer {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type Handler = (call: Call) => Answer | Promise<Answer>;
 
 export function fakeFetch(handler: Handler): { fetch: typeof fetch; calls: Call[] } {
   const calls: Call[] = [];
@@ -22,10 +26,10 @@ export function fakeFetch(handler: Handler): { fetch: typeof fetch; calls: Call[
       body: text ? JSON.parse(text) : undefined,
     };
     calls.push(call);
-    const { status, body } = await handler(call);
+    const { status, body, headers } = await handler(call);
     return new Response(body === undefined ? null : JSON.stringify(body), {
       status,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...headers },
     });
   };
   return { fetch: impl as typeof fetch, calls };
