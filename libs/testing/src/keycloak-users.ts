@@ -117,3 +117,38 @@ export async function deleteTestUsers(users: readonly TestUser[]): Promise<void>
 export function testUserToken(user: TestUser): Promise<string> {
   return passwordToken(user.username, user.password);
 }
+
+/**
+ * Lets a browser origin call Keycloak's token endpoint for a client (its "Web Origins"): the realm
+ * file lists the web app's default origin (http://127.0.0.1:4400); a web app on another port (a test
+ * run's, `npm start` with STACK_PORT_OFFSET) is added here, in the running Keycloak only. Idempotent.
+ * Returns a function that takes the origin away again.
+ */
+export async function allowWebOrigin(
+  origin: string,
+  clientId = 'mobile-world-web',
+): Promise<() => Promise<void>> {
+  const token = await adminToken();
+  const found = (await (
+    await adminCall(token, 'GET', `/clients?clientId=${encodeURIComponent(clientId)}`)
+  ).json()) as Array<{ id: string; webOrigins?: string[] }>;
+  const client = found[0];
+  if (!client) throw new Error(`Keycloak has no client ${clientId}`);
+  const update = async (change: (origins: string[]) => string[]): Promise<void> => {
+    const t = await adminToken();
+    const current = (await (await adminCall(t, 'GET', `/clients/${client.id}`)).json()) as Record<
+      string,
+      unknown
+    > & {
+      webOrigins?: string[];
+    };
+    const next = change(current.webOrigins ?? []);
+    if (next.length === (current.webOrigins ?? []).length) return;
+    await adminCall(t, 'PUT', `/clients/${client.id}`, { ...current, webOrigins: next });
+  };
+  const had = (client.webOrigins ?? []).includes(origin);
+  await update((o) => (o.includes(origin) ? o : [...o, origin]));
+  return async () => {
+    if (!had) await update((o) => o.filter((x) => x !== origin));
+  };
+}

@@ -88,6 +88,20 @@ export interface StackSettings {
   readonly demoData: boolean;
   /** `STACK_BUILD=0`: use the bundles already in dist/ (tests whose Nx target built them). */
   readonly build: boolean;
+  /** The web app (apps/web) on WEB_APP_PORT + offset: with every API service, unless `STACK_WEB=0`. */
+  readonly web?: boolean;
+}
+
+/** The web app: the built apps/web served by `vite preview`, its config (service URLs) from the environment. */
+export const WEB_APP = { name: 'web', port: 4400, build: 'web:build', dist: 'dist/apps/web' } as const;
+
+export function webPort(settings: Pick<StackSettings, 'portOffset'>): number {
+  return WEB_APP.port + settings.portOffset;
+}
+
+/** The browser origins of the web app: what the services' CORS and Keycloak's web origins must allow. */
+export function webOrigins(settings: Pick<StackSettings, 'portOffset'>): string[] {
+  return [`http://127.0.0.1:${webPort(settings)}`, `http://localhost:${webPort(settings)}`];
 }
 
 export class StackConfigError extends Error {}
@@ -126,7 +140,13 @@ export function stackSettings(env: NodeJS.ProcessEnv = process.env): StackSettin
   const buildRaw = env['STACK_BUILD']?.trim() || '1';
   if (buildRaw !== '0' && buildRaw !== '1')
     throw new StackConfigError(`STACK_BUILD must be 0 or 1, got "${buildRaw}"`);
-  return { portOffset, services, resourceSuffix: suffix, demoData, build: buildRaw === '1' };
+  const webRaw = env['STACK_WEB']?.trim() || '1';
+  if (webRaw !== '0' && webRaw !== '1')
+    throw new StackConfigError(`STACK_WEB must be 0 or 1, got "${webRaw}"`);
+  const web =
+    webRaw === '1' &&
+    ['catalog', 'inventory', 'carts', 'orders'].every((n) => services.some((s) => s.name === n));
+  return { portOffset, services, resourceSuffix: suffix, demoData, build: buildRaw === '1', web };
 }
 
 export function servicePort(s: StackService, settings: Pick<StackSettings, 'portOffset'>): number {
@@ -148,7 +168,7 @@ export function scrapeTargets(
 export function serviceEnv(
   s: StackService,
   infra: Readonly<Record<string, string>>,
-  settings: Pick<StackSettings, 'portOffset' | 'resourceSuffix'> = {
+  settings: Pick<StackSettings, 'portOffset' | 'resourceSuffix' | 'web'> = {
     portOffset: 0,
     resourceSuffix: undefined,
   },
@@ -163,6 +183,8 @@ export function serviceEnv(
     OIDC_AUDIENCE: infra['OIDC_AUDIENCE'] ?? '',
   };
   if (servicesDir !== undefined) env[STACK_MARKER] = servicesDir;
+  // the browser calls the services from the web app's origin (docs/adr/0013)
+  if (settings.web) env['CORS_ORIGINS'] = webOrigins(settings).join(',');
   if (s.needs.includes('mongo')) env['MONGO_URL'] = infra['MONGO_URL'] ?? '';
   if (s.needs.includes('cassandra')) {
     env['CASSANDRA_CONTACT_POINTS'] = infra['CASSANDRA_CONTACT_POINTS'] ?? '';
@@ -194,4 +216,45 @@ export function bundlePath(root: string, s: StackService): string {
   if (!existsSync(p))
     throw new Error(`${s.name}: bundle ${s.bundle} missing after the build (nx run ${s.build})`);
   return p;
+}
+
+/** How the supervisor runs the web app: `vite preview` of the built bundle, pointed at this stack's services and issuer. */
+export function webAppProcess(
+  root: string,
+  settings: Pick<StackSettings, 'portOffset' | 'services'>,
+  infra: Readonly<Record<string, string>>,
+  servicesDir: string,
+): { name: string; command: string; args: string[]; env: Record<string, string>; cwd: string } {
+  const url = (name: string): string => {
+    const s = STACK_SERVICES.find((x) => x.name === name);
+    if (!s) throw new Error(`no service ${name}`);
+    return `http://127.0.0.1:${servicePort(s, settings)}`;
+  };
+  if (!existsSync(join(root, WEB_APP.dist, 'index.html')))
+    throw new Error(`web: ${WEB_APP.dist} missing after the build (nx run ${WEB_APP.build})`);
+  return {
+    name: WEB_APP.name,
+    command: process.execPath,
+    args: [
+      join(root, 'node_modules/vite/bin/vite.js'),
+      'preview',
+      '--config',
+      'apps/web/vite.config.ts',
+      '--port',
+      String(webPort(settings)),
+      '--strictPort',
+      '--host',
+      '127.0.0.1',
+    ],
+    env: {
+      [STACK_MARKER]: servicesDir,
+      VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true',
+      WEB_API_CATALOG: url('catalog'),
+      WEB_API_INVENTORY: url('inventory'),
+      WEB_API_CARTS: url('carts'),
+      WEB_API_ORDERS: url('orders'),
+      OIDC_ISSUER: infra['OIDC_ISSUER'] ?? '',
+    },
+    cwd: root,
+  };
 }

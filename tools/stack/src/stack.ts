@@ -17,6 +17,8 @@ import {
   STACK_SERVICES,
   type StackService,
   type StackSettings,
+  webAppProcess,
+  webPort,
 } from './services';
 import { readSupervisorState, type SupervisorSpec } from './supervisor';
 
@@ -118,15 +120,26 @@ export async function startServices(o: StartOptions): Promise<{ supervisorPid: n
     }
     layout.registry.prune();
     for (const s of settings.services) assertPortFree(s, servicePort(s, settings));
+    if (settings.web) {
+      const holder = portHolder(webPort(settings));
+      if (holder)
+        throw new StackError(
+          `port ${webPort(settings)} (web) is in use by ${holder.description}, which npm start did not start for this checkout: stop it, set STACK_PORT_OFFSET or STACK_WEB=0`,
+        );
+    }
+    const web = settings.web ? webAppProcess(layout.root, settings, o.infra, layout.servicesDir) : undefined;
     const spec: SupervisorSpec = {
-      services: settings.services.map((s) => ({
-        name: s.name,
-        command: process.execPath,
-        args: ['--enable-source-maps', bundlePath(layout.root, s)],
-        env: serviceEnv(s, o.infra, settings, layout.servicesDir),
-        cwd: layout.root,
-        logFile: serverPaths(layout.servicesDir, s.name).logFile,
-      })),
+      services: [
+        ...settings.services.map((s) => ({
+          name: s.name,
+          command: process.execPath,
+          args: ['--enable-source-maps', bundlePath(layout.root, s)],
+          env: serviceEnv(s, o.infra, settings, layout.servicesDir),
+          cwd: layout.root,
+          logFile: serverPaths(layout.servicesDir, s.name).logFile,
+        })),
+        ...(web ? [{ ...web, logFile: serverPaths(layout.servicesDir, web.name).logFile }] : []),
+      ],
       stateFile: layout.stateFile,
       registryFile: layout.registry.file,
     };

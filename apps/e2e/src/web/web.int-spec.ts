@@ -1,0 +1,343 @@
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { AxeResults } from 'axe-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { allowWebOrigin, testEnv, type TestUser, waitFor } from '@mw/testing';
+import { Stack } from '../stack';
+import { WebServer } from './web-server';
+
+/** Debian's chromium (apt-get install chromium; .ci/run installs it): Playwright's own browser download is not used. */
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The web app in a real browser (headless chromium) against the real services (processes from their
+ * bundles on this run's private resources) and the project's Keycloak: a guest buys a phone, signs
+ * in on Keycloak's own login page (authorization code + PKCE), sees the guest cart merged, checks
+ * out and watches the order's saga reach CONFIRMED on the timeline.
+ */
+describe('web app in a browser (storefront → Keycloak sign-in → merge → checkout → saga timeline)', () => {
+  let stack: Stack;
+  let web: WebServer;
+  let browser: Browser;
+  let page: Page;
+  const pages: Page[] = [];
+  let orderId = '';
+  let productId = '';
+  let disallowOrigin: (() => Promise<void>) | undefined;
+  const PRICE = '59990.00';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const cors = { CORS_ORIGINS: origin };
+    stack = new Stack(undefined, {
+      prefix: 'e2eweb',
+      customers: 2,
+      env: { catalog: cors, inventory: cors, carts: cors, orders: cors },
+    });
+    // Keycloak's token endpoint answers this origin's browser calls (CORS) only once it is a web origin of the client
+    disallowOrigin = await allowWebOrigin(origin);
+    await stack.start();
+    mkdirSync(stack.logDir, { recursive: true });
+    web = new WebServer(
+      port,
+      {
+        catalog: stack.urls.catalog,
+        inventory: stack.urls.inventory,
+        carts: stack.urls.carts,
+        orders: stack.urls.orders,
+      },
+      testEnv().oidcIssuer,
+      join(stack.logDir, 'web.log'),
+    );
+    await web.start();
+
+    // a phone in the catalog (as carol), known to carts and the projector, with 5 in MSK (as stan)
+    const slug = `web-${stack.run.replace(/_/g, '-')}`.slice(0, 60);
+    const cat = await stack.http('catalog', 'POST', '/categories', {
+      name: 'Смартфоны web',
+      slug,
+      parent_id: null,
+    });
+    expect(cat.status).toBe(201);
+    const p = await stack.http('catalog', 'POST', '/products', {
+      name: 'Смартфон Веб 128 ГБ',
+      category_id: cat.body['id'],
+      price: PRICE,
+      attributes: { color: 'черный' },
+    });
+    expect(p.status).toBe(201);
+    productId = p.body['id'] as string;
+    expect(await stack.relayCatalog()).toBeGreaterThanOrEqual(1);
+    await waitFor(
+      async () => (await stack.http('catalog', 'GET', `/products/${productId}/card`)).status === 200,
+      30_000,
+      'product card from the projector',
+    );
+    const restock = await stack.http(
+      'inventory',
+      'POST',
+      `/stock/${productId}/MSK/restock`,
+      { qty: 5, reason: 'delivery' },
+      {
+        'idempotency-key': `web-${productId}`,
+      },
+    );
+    expect(restock.status).toBeLessThan(300);
+    // carts learns the product from the products topic: wait until it prices it (another customer's cart)
+    const probe = stack.customers[1] as TestUser;
+    const c = await stack.http('carts', 'POST', '/carts', { zone: 'MSK' }, {}, probe);
+    await waitFor(
+      async () =>
+        (
+          await stack.http(
+            'carts',
+            'PUT',
+            `/carts/${c.body['cart_id']}/items/${productId}`,
+            { qty: 1 },
+            {},
+            probe,
+          )
+        ).status === 200,
+      30_000,
+      'carts knows the product',
+    );
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    page = await newPage('customer');
+  }, 300_000);
+
+  /** A page in its own browser context (its own storage: another person); console and failures logged beside the services' logs. */
+  async function newPage(who: string): Promise<Page> {
+    const p = await (await browser.newContext()).newPage();
+    p.setDefaultTimeout(30_000);
+    const log = createWriteStream(join(stack.logDir, `browser-${who}.log`), { flags: 'a' });
+    p.on('console', (m) => log.write(`${m.type()}: ${m.text()}\n`));
+    p.on('pageerror', (e) => log.write(`pageerror: ${e.message}\n`));
+    p.on('requestfailed', (r) =>
+      log.write(`requestfailed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}\n`),
+    );
+    pages.push(p);
+    return p;
+  }
+
+  /** Keycloak's login page, from the app's Sign in button; back in the app signed in. */
+  async function signIn(p: Page, username: string, password: string): Promise<void> {
+    await p.getByRole('button', { name: 'Sign in' }).first().click();
+    await p.waitForURL(/\/realms\/mobile-world\/protocol\/openid-connect\/auth/);
+    await p.locator('#username').fill(username);
+    await p.locator('#password').fill(password);
+    await p.locator('#kc-login').click();
+    await p.getByText(`Signed in as ${username}`).waitFor();
+  }
+
+  /** axe-core's serious and critical violations on the page as it is now (id and the elements at fault). */
+  async function accessibilityViolations(p: Page): Promise<string[]> {
+    await p.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const r = (await p.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as AxeResults;
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  /** Units of the product available in MSK, as inventory answers anyone. */
+  async function availableMsk(): Promise<number> {
+    const r = await stack.http<{ zone: string; available: number }[]>(
+      'inventory',
+      'GET',
+      `/stock/${productId}`,
+      undefined,
+      {},
+      'anonymous',
+    );
+    return r.body.find((z) => z.zone === 'MSK')?.available ?? 0;
+  }
+
+  afterEach(async () => {
+    // what each page showed when a test ended (on failure, the first thing to look at)
+    for (const [i, p] of pages.entries())
+      await p
+        .screenshot({ path: join(stack.logDir, `last-page-${i}.png`), fullPage: true })
+        .catch(() => undefined);
+  });
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    await web?.stop();
+    await stack?.stop();
+    await disallowOrigin?.();
+  }, 90_000);
+
+  it('a guest buys a phone, signs in with Keycloak, the cart merges, checkout reaches CONFIRMED on the timeline', async () => {
+    const customer = stack.customers[0] as TestUser;
+
+    // guest: the product card with the server's price and MSK availability, into the cart
+    await page.goto(`${web.url}/p/${productId}`);
+    await page.getByRole('heading', { name: 'Смартфон Веб 128 ГБ' }).waitFor();
+    await page.getByText('59,990.00 ₽').first().waitFor();
+    await page.getByTestId('availability').getByText('5 in stock').waitFor();
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByText('Added to your cart').waitFor();
+    await page.getByRole('link', { name: 'Cart (1)' }).click();
+    await page.getByTestId('cart-total').getByText('59,990.00 ₽').waitFor();
+
+    // sign in on Keycloak's login page (code + PKCE), back to the cart: the guest line is in the user's cart now
+    await page.getByRole('button', { name: 'Sign in to check out' }).click();
+    await page.waitForURL(/\/realms\/mobile-world\/protocol\/openid-connect\/auth/);
+    await page.locator('#username').fill(customer.username);
+    await page.locator('#password').fill(customer.password);
+    await page.locator('#kc-login').click();
+    await page.waitForURL(`${web.url}/cart`); // back where the guest was
+    await page.getByText('Your guest cart was merged into your cart (1 merged).').waitFor();
+    await page.getByText(`Signed in as ${customer.username}`).waitFor();
+    await page.getByTestId('cart-line').getByText('Смартфон Веб 128 ГБ').waitFor();
+    await page.getByTestId('cart-total').getByText('59,990.00 ₽').waitFor();
+
+    // the merge happened in the carts service: the user's cart holds the guest's line
+    const carts = await stack.http<{ cart_ids: string[] }>('carts', 'GET', '/carts', undefined, {}, customer);
+    expect(carts.body.cart_ids).toHaveLength(1);
+    const userCart = await stack.http<{ items: Record<string, { qty: number }> }>(
+      'carts',
+      'GET',
+      `/carts/${carts.body.cart_ids[0]}`,
+      undefined,
+      {},
+      customer,
+    );
+    expect(userCart.body.items[productId]?.qty).toBe(1);
+
+    // checkout: the order page follows the saga to CONFIRMED, each step on the timeline
+    await page.getByRole('button', { name: 'Check out' }).click();
+    await page.waitForURL(/\/orders\/[0-9a-f]{24}\?new=1$/);
+    orderId = /\/orders\/([0-9a-f]{24})/.exec(page.url())?.[1] ?? '';
+    await page
+      .getByTestId('order-state')
+      .getByText('CONFIRMED', { exact: true })
+      .waitFor({ timeout: 60_000 });
+    const timeline = page.getByTestId('timeline');
+    for (const step of ['AWAITING_PAYMENT', 'COMMITTING', 'CONFIRMED'])
+      await timeline.getByText(step, { exact: true }).first().waitFor();
+    await timeline.getByText('StockCommitted').waitFor();
+
+    // the page's order is the user's order in the orders service
+    const order = await stack.http<{ user_id: string; state: string; totals: { total: string } }>(
+      'orders',
+      'GET',
+      `/orders/${orderId}`,
+      undefined,
+      {},
+      customer,
+    );
+    expect(order.status).toBe(200);
+    expect(order.body.user_id).toBe(customer.id);
+    expect(order.body.state).toBe('CONFIRMED');
+    expect(order.body.totals.total).toBe(PRICE);
+  }, 180_000);
+
+  it('another customer opening that order URL gets the not-found page', async () => {
+    const other = stack.customers[1] as TestUser;
+    const p = await newPage('other-customer');
+    await p.goto(web.url);
+    await signIn(p, other.username, other.password);
+    await p.goto(`${web.url}/orders/${orderId}`);
+    await p.getByRole('heading', { name: 'Not found' }).waitFor();
+    expect(await p.getByTestId('order-state').count()).toBe(0);
+  }, 60_000);
+
+  it('the customer cancels the confirmed order: the timeline shows the refund and the stock coming back', async () => {
+    const before = await availableMsk();
+    await page.getByRole('button', { name: 'Cancel order' }).click();
+    await page
+      .getByTestId('order-state')
+      .getByText('CANCELLED', { exact: true })
+      .waitFor({ timeout: 60_000 });
+    await page.getByTestId('order-reason').getByText('CANCELLED_BY_USER').waitFor();
+    await page
+      .getByTestId('payment')
+      .getByText(/refunded/)
+      .waitFor({ timeout: 60_000 });
+    await page.getByTestId('stock-return').getByText('returned').waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId('timeline')
+      .getByText(/by customer/)
+      .first()
+      .waitFor();
+    expect(await availableMsk()).toBe(before + 1);
+  }, 120_000);
+
+  it('a declined payment ends the order cancelled, saying why', async () => {
+    const decliner = stack.ruleUsers?.decline as TestUser;
+    const p = await newPage('decliner');
+    await p.goto(`${web.url}/p/${productId}`);
+    await signIn(p, decliner.username, decliner.password);
+    await p.getByRole('button', { name: 'Add to cart' }).click();
+    await p.getByText('Added to your cart').waitFor();
+    await p.goto(`${web.url}/cart`);
+    await p.getByRole('button', { name: 'Check out' }).click();
+    await p.getByTestId('order-state').getByText('CANCELLED', { exact: true }).waitFor({ timeout: 60_000 });
+    await p.getByTestId('order-reason').getByText('PAYMENT_DECLINED').waitFor();
+    await p.getByTestId('timeline').getByText('PaymentDeclined').waitFor();
+  }, 120_000);
+
+  it('the stock manager restocks in the console and the storefront shows the new availability', async () => {
+    const before = await availableMsk();
+    const p = await newPage('stan');
+    await p.goto(web.url);
+    await signIn(p, 'stan', 'demo');
+    await p.getByRole('link', { name: 'Stock' }).click();
+    await p.getByLabel('Product id').fill(productId);
+    await p.getByRole('button', { name: 'Show stock' }).click();
+    await p.getByTestId('available-MSK').getByText(String(before), { exact: true }).waitFor();
+    await p.getByLabel('Units').fill('10');
+    await p.getByRole('button', { name: 'Restock' }).click();
+    await p.getByText('Restocked 10 in MSK').waitFor();
+    await p
+      .getByTestId('available-MSK')
+      .getByText(String(before + 10), { exact: true })
+      .waitFor();
+    // a customer-facing page, anonymous
+    const shopper = await newPage('shopper');
+    await shopper.goto(`${web.url}/p/${productId}`);
+    await shopper
+      .getByTestId('availability')
+      .getByText(`${before + 10} in stock`)
+      .waitFor();
+  }, 120_000);
+
+  it('no page has a serious or critical accessibility violation (axe-core)', async () => {
+    const slug = `web-${stack.run.replace(/_/g, '-')}`.slice(0, 60);
+    const found: string[] = [];
+    const check = async (p: Page, path: string, ready: (p: Page) => Promise<void>): Promise<void> => {
+      await p.goto(`${web.url}${path}`);
+      await ready(p);
+      for (const v of await accessibilityViolations(p)) found.push(`${path}: ${v}`);
+    };
+    const shopper = await newPage('axe-guest');
+    await check(shopper, '/', (p) => p.getByRole('heading', { name: 'Categories' }).waitFor());
+    await check(shopper, `/c/${slug}`, (p) => p.getByRole('link', { name: 'Смартфон Веб 128 ГБ' }).waitFor());
+    await check(shopper, '/search?sort=price_desc', (p) => p.locator('ul.products li').first().waitFor());
+    await check(shopper, `/p/${productId}`, (p) => p.getByTestId('availability').waitFor());
+    await shopper.getByRole('button', { name: 'Add to cart' }).click();
+    await shopper.getByText('Added to your cart').waitFor();
+    await check(shopper, '/cart', (p) => p.getByTestId('cart-total').waitFor());
+    await check(shopper, '/no-such-page', (p) => p.getByRole('heading', { name: 'Not found' }).waitFor());
+    await check(page, `/orders/${orderId}`, (p) => p.getByTestId('timeline').waitFor());
+    await check(page, '/orders', (p) => p.locator('table tbody tr').first().waitFor());
+    await check(page, '/activity', (p) => p.locator('table tbody tr').first().waitFor());
+    const stan = pages.find((p) => p.url().includes('/staff/stock')) as Page;
+    await check(stan, `/staff/stock?product=${productId}`, (p) => p.getByTestId('available-MSK').waitFor());
+    expect(found).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,128 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router-dom';
+import { useApi } from '../api/api-context';
+import { unwrap } from '../api/clients';
+import type { components } from '../api/generated/catalog';
+import { useT } from '../i18n/i18n';
+import { ErrorView, Loading } from '../shell/status';
+import { ProductList } from './product-list';
+
+type TreeNode = components['schemas']['getCategoryTree_response_CategoryTreeNode'];
+
+export function useCategoryTree() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['categories'],
+    queryFn: async () => unwrap(await api.catalog.GET('/categories')),
+    staleTime: 60_000,
+  });
+}
+
+function Tree({ nodes }: { nodes: readonly TreeNode[] }) {
+  return (
+    <ul>
+      {nodes.map((n) => (
+        <li key={n.id}>
+          <Link to={`/c/${n.slug}`}>{n.name}</Link>
+          {n.children.length > 0 && <Tree nodes={n.children} />}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The whole category tree (public). */
+export function HomePage() {
+  const t = useT();
+  const tree = useCategoryTree();
+  return (
+    <section>
+      <h1>{t('catalog.title')}</h1>
+      {tree.isPending ? (
+        <Loading />
+      ) : tree.isError ? (
+        <ErrorView error={tree.error} />
+      ) : (
+        <Tree nodes={tree.data} />
+      )}
+    </section>
+  );
+}
+
+/** A category: breadcrumbs, sub-categories and "new in category" from the Cassandra listing, a cursor page at a time. */
+export function CategoryPage() {
+  const t = useT();
+  const api = useApi();
+  const { slug = '' } = useParams();
+  const category = useQuery({
+    queryKey: ['category', slug],
+    queryFn: async () => unwrap(await api.catalog.GET('/categories/{slug}', { params: { path: { slug } } })),
+  });
+  const listing = useInfiniteQuery({
+    queryKey: ['category-listing', slug],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      unwrap(
+        await api.catalog.GET('/categories/{slug}/products', {
+          params: { path: { slug }, query: { limit: 20, ...(pageParam ? { cursor: pageParam } : {}) } },
+        }),
+      ),
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+  if (category.isPending) return <Loading />;
+  if (category.isError) return <ErrorView error={category.error} />;
+  const c = category.data;
+  const items = listing.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <section>
+      <nav aria-label={t('catalog.breadcrumbs')} className="breadcrumbs">
+        <Link to="/">{t('catalog.home')}</Link>
+        {c.breadcrumbs.map((b) => (
+          <span key={b.id}>
+            {' › '}
+            {b.slug === c.slug ? (
+              <span aria-current="page">{b.name}</span>
+            ) : (
+              <Link to={`/c/${b.slug}`}>{b.name}</Link>
+            )}
+          </span>
+        ))}
+      </nav>
+      <h1>{c.name}</h1>
+      <p>
+        <Link to={`/search?category_id=${c.id}`}>{t('catalog.searchHere')}</Link>
+      </p>
+      {c.children.length > 0 && (
+        <>
+          <h2>{t('catalog.subcategories')}</h2>
+          <ul>
+            {c.children.map((ch) => (
+              <li key={ch.id}>
+                <Link to={`/c/${ch.slug}`}>{ch.name}</Link>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h2>{t('catalog.newIn', { category: c.name })}</h2>
+      {listing.isPending ? (
+        <Loading />
+      ) : listing.isError ? (
+        <ErrorView error={listing.error} />
+      ) : items.length === 0 ? (
+        <p>{t('catalog.empty')}</p>
+      ) : (
+        <ProductList items={items} />
+      )}
+      {listing.hasNextPage && (
+        <button
+          type="button"
+          disabled={listing.isFetchingNextPage}
+          onClick={() => void listing.fetchNextPage()}
+        >
+          {t('app.loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
