@@ -1,3 +1,4 @@
+import { type Context, type Link, trace } from '@opentelemetry/api';
 import { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -10,8 +11,11 @@ import {
   HealthCheck,
   HealthRegistry,
   isInfrastructureError,
+  consumedContext,
+  inSpan,
   kafkaActionOf,
   runWithTrace,
+  SpanKind,
 } from '@mw/platform';
 import { KafkaPublisher } from '../publisher/publisher';
 import { Membership } from './membership';
@@ -197,8 +201,12 @@ export class ConsumerRunner {
         causation_id: envelope.causation_id,
         message_id: envelope.id,
       };
-      return await runWithTrace(trace, () =>
-        this.attemptUntilDone(topic, record, envelope, handler, membership),
+      // the handler runs in the trace the record's headers carry (ADR 0013): what it writes or sends continues it
+      const { parent, remote } = consumedContext(record.headers);
+      return await inSpan(
+        `handle ${envelope.type}`,
+        { kind: remote ? SpanKind.CONSUMER : SpanKind.INTERNAL, parent, attributes: messageAttributes(record, envelope) },
+        () => runWithTrace(trace, () => this.attemptUntilDone(topic, record, envelope, handler, membership)),
       );
     } finally {
       membership.stop();
@@ -237,9 +245,16 @@ export class ConsumerRunner {
     const membership = new Membership(first.record.heartbeat, this.policy.heartbeatEveryMs, this.logger);
     this.active.add(membership);
     let result: Attempt;
+    // one span for the batch, in the first record's trace, linked to every record's (ADR 0013)
+    const links = valid.map((v) => consumedContext(v.record.headers).parent).flatMap((c) => linkTo(c));
+    const { parent, remote } = consumedContext(first.record.headers);
     try {
       this.throwIfGone(membership);
-      result = await this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), ctx), first.envelope, 1);
+      result = await inSpan(
+        `handle batch ${topic}`,
+        { kind: remote ? SpanKind.CONSUMER : SpanKind.INTERNAL, parent, links, attributes: { 'messaging.destination.name': topic, 'messaging.batch.message_count': valid.length } },
+        () => this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), ctx), first.envelope, 1),
+      );
       this.throwIfGone(membership);
     } finally {
       membership.stop();
@@ -419,6 +434,23 @@ export class ConsumerRunner {
 }
 
 const where = (record: InboundRecord): string => `${record.topic}/${record.partition}`;
+
+function messageAttributes(record: InboundRecord, envelope: { id: string; type: string; correlation_id: string }): Record<string, string | number> {
+  return {
+    'messaging.system': 'kafka',
+    'messaging.destination.name': record.topic,
+    'messaging.destination.partition.id': String(record.partition),
+    'messaging.kafka.offset': Number(record.offset),
+    'messaging.message.id': envelope.id,
+    'mw.message.type': envelope.type,
+    'mw.correlation_id': envelope.correlation_id,
+  };
+}
+
+function linkTo(ctx: Context): Link[] {
+  const sc = trace.getSpanContext(ctx);
+  return sc ? [{ context: sc }] : [];
+}
 
 function headerText(headers: IHeaders | undefined, name: string): string | undefined {
   const v = headers?.[name];
