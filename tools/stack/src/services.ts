@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServicePrincipal } from '@mw/contracts';
-import { kafkaPasswordVariable, type ScrapeTarget } from '@mw/infra';
+import { kafkaPasswordVariable, type ScrapeTarget, zipkinSpansEndpoint } from '@mw/infra';
 
 /** The processes `npm start` runs from their built bundles, with the settings each needs. */
 export interface StackService {
@@ -163,6 +163,11 @@ export function serviceEnv(
     OIDC_AUDIENCE: infra['OIDC_AUDIENCE'] ?? '',
   };
   if (servicesDir !== undefined) env[STACK_MARKER] = servicesDir;
+  // traces to the stack's Zipkin (ADR 0013); OTEL_SDK_DISABLED=true in the environment turns tracing off
+  if (infra['ZIPKIN_URL']) {
+    env['OTEL_TRACES_EXPORTER'] = 'zipkin';
+    env['OTEL_EXPORTER_ZIPKIN_ENDPOINT'] = zipkinSpansEndpoint(infra['ZIPKIN_URL']);
+  }
   if (s.needs.includes('mongo')) env['MONGO_URL'] = infra['MONGO_URL'] ?? '';
   if (s.needs.includes('cassandra')) {
     env['CASSANDRA_CONTACT_POINTS'] = infra['CASSANDRA_CONTACT_POINTS'] ?? '';

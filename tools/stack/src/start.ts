@@ -1,13 +1,13 @@
 /**
  * `npm start`: the whole system on this machine, from nothing.
- *  1. infrastructure (Kafka, Cassandra, MongoDB server, Keycloak, Prometheus) via tools/infra — installs
+ *  1. infrastructure (Kafka, Cassandra, MongoDB server, Keycloak, Prometheus, Zipkin) via tools/infra — installs
  *     what it needs; Prometheus scrapes the services of this stack (their ports written first);
  *  2. builds the service bundles with Nx;
  *  3. starts the services' supervisor (stack.ts, supervisor.ts), which runs every service and
  *     restarts one that exits (logs under .infra/services/<name>/);
  *  4. waits until each answers /health/ready;
  *  5. loads the demo data once;
- *  6. prints the URLs (Prometheus's too) and one curl per demo user for a token.
+ *  6. prints the URLs (Prometheus's and Zipkin's too) and one curl per demo user for a token.
  * Running it again is safe: when this checkout's supervisor is alive nothing is started twice —
  * a service alive but not ready (e.g. its broker is back only now) is reported and waited for.
  */
@@ -59,6 +59,8 @@ async function main(): Promise<void> {
   console.log(`\nMobile World is up.\n${rows.join('\n')}\n`);
   const prometheus = infra['PROMETHEUS_URL'];
   if (prometheus) console.log(`Prometheus ${prometheus} — ${prometheus}/targets, ${prometheus}/alerts (README: Metrics and alerts)\n`);
+  const zipkin = infra['ZIPKIN_URL'];
+  if (zipkin) console.log(`Zipkin ${zipkin} — every checkout is one trace; find it by its order's traceparent (README: Traces)\n`);
   if (infra['OIDC_ISSUER']) console.log(`${tokenHelp(cfg.root, infra['OIDC_ISSUER'])}\n`);
   console.log('Status (pid, uptime, restarts, readiness): npm run status\nStop everything with: npm stop\n');
 }
