@@ -88,7 +88,7 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
         else if (decision === 'discard') toDiscard.push(intent);
       }
       if (toPublish.length > 0) {
-        await this.publisher.publishAll(toPublish.map((i) => this.toMessage(i)));
+        await this.publisher.publishAll(toPublish.map((i) => this.toMessage(i)), { outbox: 'carts.checkout_outbox' });
         this.logger.info({ checkout_ids: toPublish.map((i) => i.checkout_id) }, 'relay published checkout intents');
       }
       if (toDiscard.length > 0) this.logger.info({ checkout_ids: toDiscard.map((i) => i.checkout_id) }, 'relay discarded intents whose LWT did not apply');

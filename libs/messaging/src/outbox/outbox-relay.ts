@@ -3,6 +3,7 @@ import { Collection, Db, Document } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { context } from '@opentelemetry/api';
+import { untraced } from '@mw/platform';
 import { KafkaPublisher } from '../publisher/publisher';
 import { parentOf, sendTraced } from '../publisher/trace-headers';
 import type { TransactionalSender } from '../publisher/transactional-sender';
@@ -260,8 +261,11 @@ export class OutboxRelay {
     if (docs.length === 0) return 0;
     // each record under a producer span continuing the trace of the transition that wrote it (ADR 0013)
     const active = context.active();
-    const records = docs.flatMap((d) => d.records.map((r, i) => ({ ...r, headers: { ...r.headers }, parent: parentOf(d.entries[i]?.traceparent, active) })));
-    await sendTraced(records, () => this.sender.send(records.map(({ parent: _, ...r }) => r)));
+    const outbox = `${this.opts.db.databaseName}.${coll.collectionName}`;
+    const records = docs.flatMap((d) =>
+      d.records.map((r, i) => ({ ...r, headers: { ...r.headers }, parent: parentOf(d.entries[i]?.traceparent, active), attributes: { 'mw.outbox': outbox, 'mw.outbox.entry_id': d.entries[i]?.id ?? '' } })),
+    );
+    await sendTraced(records, () => this.sender.send(records.map(({ parent: _, attributes: _a, ...r }) => r)));
     // Committed: these entries are published whoever owns the lease now, so removing them is right.
     await coll.bulkWrite(
       docs.map((d) => ({
@@ -304,7 +308,8 @@ export class OutboxRelay {
   private schedule(delay: number): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.running = this.loop().finally(() => (this.running = undefined));
+      // a pass belongs to no request's trace (a nudge comes from one); each record continues its own (ADR 0013)
+      this.running = untraced(() => this.loop()).finally(() => (this.running = undefined));
     }, delay);
   }
 

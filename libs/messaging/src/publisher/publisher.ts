@@ -50,11 +50,12 @@ export class KafkaPublisher {
    * Sends messages in order; messages for the same topic go in one request. Each continues its
    * stored trace context, or the caller's (ADR 0013).
    */
-  async publishAll(messages: readonly PublishedMessage[]): Promise<void> {
+  async publishAll(messages: readonly PublishedMessage[], opts: { readonly outbox?: string } = {}): Promise<void> {
     if (messages.length === 0) return;
     await this.connect();
     const active = context.active();
-    const records = messages.map((m) => ({ topic: m.topic, key: m.key, value: JSON.stringify(m.envelope), headers: envelopeHeaders(m) as Record<string, string>, parent: parentOf(m.traceparent, active) }));
+    const attributes = opts.outbox ? { 'mw.outbox': opts.outbox } : undefined;
+    const records = messages.map((m) => ({ topic: m.topic, key: m.key, value: JSON.stringify(m.envelope), headers: envelopeHeaders(m) as Record<string, string>, parent: parentOf(m.traceparent, active), attributes }));
     const byTopic = new Map<string, typeof records>();
     for (const r of records) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
     await sendTraced(records, () =>

@@ -1,4 +1,4 @@
-import { type Context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, type Context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { contextFromTraceparent, startSpan, traceparentOf, untraced } from '@mw/platform';
 
 /** A record about to be sent: its topic, the headers it goes out with, and the trace it continues. */
@@ -9,6 +9,8 @@ export interface TracedRecord {
   readonly headers: Record<string, string>;
   /** The context the publish continues: a stored traceparent's, or the caller's. */
   readonly parent: Context;
+  /** More span attributes (e.g. `mw.outbox`: which outbox the record was stored in). */
+  readonly attributes?: Attributes;
 }
 
 /** The context a message continues: its stored `traceparent` when it has one, else the active context. */
@@ -29,7 +31,7 @@ export async function sendTraced<T>(records: readonly TracedRecord[], send: () =
     const span = startSpan(`send ${r.topic}`, {
       kind: SpanKind.PRODUCER,
       parent: r.parent,
-      attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': r.topic, 'messaging.kafka.message.key': r.key, 'messaging.operation.type': 'send' },
+      attributes: { 'messaging.system': 'kafka', 'messaging.destination.name': r.topic, 'messaging.kafka.message.key': r.key, 'messaging.operation.type': 'send', ...r.attributes },
     });
     const tp = traceparentOf(trace.setSpan(r.parent, span));
     if (tp) r.headers['traceparent'] = tp;
