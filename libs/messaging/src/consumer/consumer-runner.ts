@@ -245,16 +245,9 @@ export class ConsumerRunner {
     const membership = new Membership(first.record.heartbeat, this.policy.heartbeatEveryMs, this.logger);
     this.active.add(membership);
     let result: Attempt;
-    // one span for the batch, in the first record's trace, linked to every record's (ADR 0013)
-    const links = valid.map((v) => consumedContext(v.record.headers).parent).flatMap((c) => linkTo(c));
-    const { parent, remote } = consumedContext(first.record.headers);
     try {
       this.throwIfGone(membership);
-      result = await inSpan(
-        `handle batch ${topic}`,
-        { kind: remote ? SpanKind.CONSUMER : SpanKind.INTERNAL, parent, links, attributes: { 'messaging.destination.name': topic, 'messaging.batch.message_count': valid.length } },
-        () => this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), ctx), first.envelope, 1),
-      );
+      result = await inBatchSpan(topic, valid.map((v) => v.record), () => this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), ctx), first.envelope, 1));
       this.throwIfGone(membership);
     } finally {
       membership.stop();
@@ -445,6 +438,20 @@ function messageAttributes(record: InboundRecord, envelope: { id: string; type: 
     'mw.message.type': envelope.type,
     'mw.correlation_id': envelope.correlation_id,
   };
+}
+
+/**
+ * Runs the work on a batch of records in one span (ADR 0013): a child of the first record's trace,
+ * linked to every record's, so each message's trace shows where it was handled.
+ */
+export function inBatchSpan<T>(topic: string, records: readonly Pick<InboundRecord, 'headers'>[], fn: () => Promise<T>): Promise<T> {
+  const links = records.flatMap((r) => linkTo(consumedContext(r.headers).parent));
+  const { parent, remote } = consumedContext(records[0]?.headers);
+  return inSpan(
+    `handle batch ${topic}`,
+    { kind: remote ? SpanKind.CONSUMER : SpanKind.INTERNAL, parent, links, attributes: { 'messaging.destination.name': topic, 'messaging.batch.message_count': records.length } },
+    fn,
+  );
 }
 
 function linkTo(ctx: Context): Link[] {
