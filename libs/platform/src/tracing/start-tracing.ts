@@ -65,6 +65,7 @@ let provider: NodeTracerProvider | undefined;
  * Starts tracing for `service` unless OTEL_SDK_DISABLED; returns whether it did. A bad setting
  * stops the process here with the message naming it, like any other setting.
  */
+// eslint-disable-next-line no-restricted-syntax -- read before the service's config exists: the SDK must load first; the same schema is validated again with the config
 export function startTracing(service: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const parsed = tracingConfigSchema.safeParse(env);
   if (!parsed.success) {
