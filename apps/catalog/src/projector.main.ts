@@ -1,3 +1,4 @@
+import './projector.instrument';
 import 'reflect-metadata';
 import { bootstrapService } from '@mw/platform';
 import { loadCatalogConfig } from './config';

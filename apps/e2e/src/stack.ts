@@ -153,8 +153,11 @@ export class Stack {
 
   /** Settings of each service; `npm start` gives the same processes only their ports and servers. */
   private serviceEnv(name: ServiceName, port: number, id: string): Record<string, string> {
-    return { ...this.defaultEnv(name, port), KAFKA_CLIENT_ID: `${id}-${this.run}`, ...(this.options.env?.[name] ?? {}) };
+    return { ...this.defaultEnv(name, port), KAFKA_CLIENT_ID: `${id}-${this.run}`, ...(this.options.env?.[name] ?? {}), ...(this.instanceEnv.get(id) ?? {}) };
   }
+
+  /** Settings of one process from its next (re)start on, over the service's (e.g. a test pause point only the first run has). */
+  private readonly instanceEnv = new Map<string, Record<string, string>>();
 
   private defaultEnv(name: ServiceName, port: number): Record<string, string> {
     const common = {
@@ -316,8 +319,9 @@ export class Stack {
   }
 
   /** Starts a process that exited (was killed) again on the same port and waits until it is ready. */
-  async restart(id: string, readyTimeoutMs = 120_000): Promise<void> {
+  async restart(id: string, readyTimeoutMs = 120_000, env?: Record<string, string>): Promise<void> {
     const p = this.instance(id);
+    if (env) this.instanceEnv.set(id, env);
     if (p.child.exitCode === null && p.child.signalCode === null) throw new Error(`${id} is still running`);
     p.child = this.spawn(p.service, id, p.port);
     await this.waitReady(id, readyTimeoutMs);
@@ -389,12 +393,13 @@ export class Stack {
 
   /** Plays the catalog's outbox relay onto this run's products topic: every pending envelope, as stored. */
   async relayCatalog(): Promise<number> {
-    const docs = await this.db('catalog').collection<{ _outbox?: { id: string; topic: string; key: string; envelope: string }[] }>('products').find({ '_outbox.0': { $exists: true } }).toArray();
+    const docs = await this.db('catalog').collection<{ _outbox?: { id: string; topic: string; key: string; envelope: string; traceparent?: string }[] }>('products').find({ '_outbox.0': { $exists: true } }).toArray();
     let n = 0;
     for (const d of docs) {
       for (const e of d._outbox ?? []) {
         if (e.topic !== 'catalog.products.v1') continue;
-        await this.producer.send({ topic: this.topics.products, acks: -1, messages: [{ key: e.key, value: e.envelope }] });
+        // with the trace context the catalog stored, as its relay would send it (ADR 0014)
+        await this.producer.send({ topic: this.topics.products, acks: -1, messages: [{ key: e.key, value: e.envelope, ...(e.traceparent ? { headers: { traceparent: e.traceparent } } : {}) }] });
         n++;
       }
       await this.db('catalog').collection('products').updateOne({ _id: d._id }, { $pull: { _outbox: { id: { $in: (d._outbox ?? []).map((e) => e.id) } } } } as never);

@@ -1,3 +1,4 @@
+import './instrument';
 import 'reflect-metadata';
 import { bootstrapService } from '@mw/platform';
 import { api } from './api';

@@ -21,3 +21,6 @@ export * from './edge/openapi';
 export * from './edge/rate-limiter';
 export * from './edge/token-verifier';
 export * from './edge/method-not-allowed';
+export * from './tracing/propagation';
+export * from './tracing/tracing-settings';
+export * from './tracing/flush';

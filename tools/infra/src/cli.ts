@@ -1,7 +1,7 @@
 /**
  * Local infrastructure for development and tests, without Docker.
  *
- *   npm run infra:up [-- kafka cassandra mongodb keycloak prometheus]   start (idempotent: running servers are left alone)
+ *   npm run infra:up [-- kafka cassandra mongodb keycloak prometheus zipkin]   start (idempotent: running servers are left alone)
  *   npm run infra:down [-- kafka ...]                        stop exactly the processes infra started (pid files)
  *   npm run infra:status                                     table of servers, pids, readiness, versions, logs
  *   npm run infra:env                                        `export KAFKA_BROKERS=... OIDC_ISSUER=... OIDC_AUDIENCE=...`
@@ -16,8 +16,8 @@ import { downOne, formatTable, localEnv, statusOne, upAll, type Logger } from '.
 import { defaultServers, parseServerNames } from './registry';
 import type { ServerName } from './types';
 
-const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cassandra|mongodb|keycloak|prometheus ...]
-  up      start the servers (default: all five) and wait until they answer
+const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cassandra|mongodb|keycloak|prometheus|zipkin ...]
+  up      start the servers (default: all six) and wait until they answer
   down    stop the servers infra started
   status  show servers, pids, readiness, versions and log files
   env     print export lines with the connection variables

@@ -29,6 +29,8 @@ export interface InfraPorts {
   readonly keycloakManagement: number;
   /** Prometheus HTTP (UI, API, /-/ready). */
   readonly prometheus: number;
+  /** Zipkin HTTP (UI, span intake /api/v2/spans, query API, /health). */
+  readonly zipkin: number;
 }
 
 export interface ExternalEndpoints {
@@ -41,6 +43,8 @@ export interface ExternalEndpoints {
   readonly oidcAudience?: string;
   /** `PROMETHEUS_URL`, e.g. http://prometheus.example.com:9090. */
   readonly prometheusUrl?: string;
+  /** `ZIPKIN_URL`, e.g. http://zipkin.example.com:9411. */
+  readonly zipkinUrl?: string;
 }
 
 export interface InfraConfig {
@@ -70,9 +74,11 @@ export interface InfraConfig {
   readonly externalServers: readonly ServerName[];
   /** `PROMETHEUS_SCRAPE_INTERVAL` (also its rule evaluation interval), a Prometheus duration such as 15s. */
   readonly prometheusScrapeInterval: string;
+  /** `ZIPKIN_HEAP`, e.g. "256m" (spans are kept in memory). */
+  readonly zipkinHeap: string;
 }
 
-const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus'];
+const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus', 'zipkin'];
 
 /** `INFRA_EXTERNAL=cassandra,mongodb,...`: a bad name is an error naming the variable. */
 export function parseExternalServers(env: NodeJS.ProcessEnv): ServerName[] {
@@ -103,6 +109,7 @@ export const DEFAULT_PORTS: InfraPorts = {
   keycloak: 18080,
   keycloakManagement: 18081,
   prometheus: 19090,
+  zipkin: 19411,
 };
 
 const PORT_VARS: Readonly<Record<keyof InfraPorts, string>> = {
@@ -116,6 +123,7 @@ const PORT_VARS: Readonly<Record<keyof InfraPorts, string>> = {
   keycloak: 'KEYCLOAK_PORT',
   keycloakManagement: 'KEYCLOAK_MANAGEMENT_PORT',
   prometheus: 'PROMETHEUS_PORT',
+  zipkin: 'ZIPKIN_PORT',
 };
 
 /** Environment variable that sets a given port (for error messages). */
@@ -196,6 +204,7 @@ export function parsePorts(env: NodeJS.ProcessEnv): InfraPorts {
     keycloak: parsePort(env, PORT_VARS.keycloak, DEFAULT_PORTS.keycloak),
     keycloakManagement: parsePort(env, PORT_VARS.keycloakManagement, DEFAULT_PORTS.keycloakManagement),
     prometheus: parsePort(env, PORT_VARS.prometheus, DEFAULT_PORTS.prometheus),
+    zipkin: parsePort(env, PORT_VARS.zipkin, DEFAULT_PORTS.zipkin),
   };
   const seen = new Map<number, string>();
   for (const key of Object.keys(ports) as (keyof InfraPorts)[]) {
@@ -277,6 +286,7 @@ export function loadConfig(
     oidcIssuer: env['OIDC_ISSUER']?.trim().replace(/\/+$/, '') || undefined,
     oidcAudience: env['OIDC_AUDIENCE']?.trim() || undefined,
     prometheusUrl: env['PROMETHEUS_URL']?.trim().replace(/\/+$/, '') || undefined,
+    zipkinUrl: env['ZIPKIN_URL']?.trim().replace(/\/+$/, '') || undefined,
   };
   const infraDirRaw = env['INFRA_DIR']?.trim();
   return {
@@ -295,6 +305,7 @@ export function loadConfig(
     startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
     externalServers: parseExternalServers(env),
     prometheusScrapeInterval: parsePrometheusInterval(env, 'PROMETHEUS_SCRAPE_INTERVAL', '15s'),
+    zipkinHeap: parseHeap(env, 'ZIPKIN_HEAP', '256m'),
   };
 }
 

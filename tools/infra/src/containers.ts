@@ -20,6 +20,7 @@ import {
   realmFile,
 } from './servers/keycloak';
 import { ALERT_RULES_FILE, PROMETHEUS_IMAGE, writeLocalConfig } from './servers/prometheus';
+import { ZIPKIN_IMAGE } from './servers/zipkin';
 import type { ServerName } from './types';
 
 export const CONTAINER_LABEL = 'mobile-world.infra';
@@ -30,7 +31,22 @@ export const IMAGES = {
   mongodb: process.env['MONGO_IMAGE'] ?? 'mongo:8.0',
   keycloak: process.env['KEYCLOAK_IMAGE'] ?? KEYCLOAK_IMAGE,
   prometheus: process.env['PROMETHEUS_IMAGE'] ?? PROMETHEUS_IMAGE,
+  zipkin: process.env['ZIPKIN_IMAGE'] ?? ZIPKIN_IMAGE,
 } as const;
+
+/** The official Zipkin image (in-memory storage), its HTTP port published on the configured one. */
+async function startZipkin(cfg: InfraConfig): Promise<string> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const port = cfg.ports.zipkin;
+  await new GenericContainer(IMAGES.zipkin)
+    .withEnvironment({ QUERY_PORT: String(port), STORAGE_TYPE: 'mem' })
+    .withNetworkMode('host')
+    .withLabels({ [CONTAINER_LABEL]: 'zipkin' })
+    .withReuse()
+    .withWaitStrategy(Wait.forHttp('/health', port))
+    .start();
+  return `http://${cfg.host}:${port}`;
+}
 
 /**
  * The official image on the host's network (the services it scrapes run on the host), with the
@@ -171,6 +187,9 @@ export async function upContainers(
     },
     prometheus: async () => {
       env['PROMETHEUS_URL'] = await startPrometheus(cfg);
+    },
+    zipkin: async () => {
+      env['ZIPKIN_URL'] = await startZipkin(cfg);
     },
   };
   const results = await Promise.allSettled(

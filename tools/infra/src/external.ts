@@ -13,6 +13,7 @@ export function externalEnv(cfg: InfraConfig, names: readonly ServerName[]): Rec
     mongodb: cfg.external.mongoUrl,
     keycloak: cfg.external.oidcIssuer,
     prometheus: cfg.external.prometheusUrl,
+    zipkin: cfg.external.zipkinUrl,
   };
   const env: Record<string, string> = {};
   const missing: string[] = [];
@@ -65,6 +66,8 @@ export function endpointsOf(name: ServerName, value: string): [string, number][]
         443,
         'PROMETHEUS_URL',
       );
+    case 'zipkin':
+      return parseHostPorts(urlHostPort(value, 'ZIPKIN_URL', 'http://127.0.0.1:9411'), 443, 'ZIPKIN_URL');
   }
 }
 

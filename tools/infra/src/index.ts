@@ -26,6 +26,7 @@ export { CORE_SERVERS, SERVER_NAMES, defaultServers } from './registry';
 export { KAFKA_ADMIN_PRINCIPAL, KAFKA_SASL_MECHANISM, kafkaCredentialEnv, kafkaDevPassword, kafkaPasswordVariable, kafkaSasl } from './servers/kafka-security';
 export { KEYCLOAK_IMAGE, OIDC_AUDIENCE, OIDC_REALM, issuerFor, realmClientSecret, realmDemoUsers, type RealmUser } from './servers/keycloak';
 export { PROMETHEUS_IMAGE, composePrometheusConfig, writeScrapeTargets, type ScrapeTarget } from './servers/prometheus';
+export { ZIPKIN_IMAGE, ZIPKIN_VERSION, zipkinSpansEndpoint } from './servers/zipkin';
 export type { ServerName } from './types';
 
 export interface EnsureInfraOptions {

@@ -30,6 +30,7 @@ import {
   toWireAcl,
 } from './servers/kafka-security';
 import { heapMiB, parseJavaMajor } from './servers/jvm';
+import { pinnedZipkinVersion, versionFromInfo, ZIPKIN_IMAGE, ZIPKIN_VERSION, zipkinSpansEndpoint } from './servers/zipkin';
 import {
   hasAvx,
   memberPorts,
@@ -71,7 +72,7 @@ describe('config', () => {
     const cfg = (env: NodeJS.ProcessEnv) => loadConfig(env, { root: '/r', detectDocker: noDocker });
     expect(cfg({}).externalServers).toEqual([]);
     expect(cfg({ INFRA_EXTERNAL: 'cassandra, mongo,keycloak,cassandra' }).externalServers).toEqual(['cassandra', 'mongodb', 'keycloak']);
-    expect(() => cfg({ INFRA_EXTERNAL: 'redis' })).toThrow(/^INFRA_EXTERNAL must list some of kafka, cassandra, mongodb, keycloak, prometheus, got "redis"$/);
+    expect(() => cfg({ INFRA_EXTERNAL: 'redis' })).toThrow(/^INFRA_EXTERNAL must list some of kafka, cassandra, mongodb, keycloak, prometheus, zipkin, got "redis"$/);
   });
 
   it('uses non-clashing default ports', () => {
@@ -157,7 +158,7 @@ describe('config', () => {
   });
 
   it('parses server names', () => {
-    expect(parseServerNames([])).toEqual(['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus']);
+    expect(parseServerNames([])).toEqual(['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus', 'zipkin']);
     expect(parseServerNames(['cassandra', 'mongo,kafka', 'kafka'])).toEqual([
       'cassandra',
       'mongodb',
@@ -629,14 +630,37 @@ describe('prometheus', () => {
   });
 
   it('is part of every default run, except INFRA=external without PROMETHEUS_URL', () => {
-    const all = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus'];
+    const all = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus', 'zipkin'];
     expect(defaultServers(loadConfig({ INFRA: 'local' }, { root }))).toEqual(all);
     expect(defaultServers(loadConfig({ INFRA: 'external' }, { root }))).toEqual(all.slice(0, 4));
-    expect(defaultServers(loadConfig({ INFRA: 'external', PROMETHEUS_URL: 'http://p:9090' }, { root }))).toEqual(all);
+    expect(defaultServers(loadConfig({ INFRA: 'external', PROMETHEUS_URL: 'http://p:9090' }, { root }))).toEqual(all.slice(0, 5));
+    expect(defaultServers(loadConfig({ INFRA: 'external', PROMETHEUS_URL: 'http://p:9090', ZIPKIN_URL: 'http://z:9411' }, { root }))).toEqual(all);
   });
 
   it('reads its version from the build info', () => {
     expect(versionFromBuildInfo({ status: 'success', data: { version: '2.42.0+ds' } })).toBe('Prometheus 2.42.0+ds');
     expect(versionFromBuildInfo({})).toBeUndefined();
+  });
+});
+
+describe('zipkin', () => {
+  const root = join(__dirname, '..', '..', '..');
+  it('runs the exec jar the committed pom pins, the same version as the image', () => {
+    expect(pinnedZipkinVersion(root)).toBe(ZIPKIN_VERSION);
+    expect(ZIPKIN_IMAGE).toBe(`openzipkin/zipkin:${ZIPKIN_VERSION}`);
+    const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+    expect(compose).toContain(`image: ${ZIPKIN_IMAGE}`);
+  });
+
+  it('has its own port (ZIPKIN_PORT, 19411 by default) that must differ from the others', () => {
+    expect(loadConfig({ INFRA: 'local' }, { root }).ports.zipkin).toBe(19411);
+    expect(loadConfig({ INFRA: 'local', ZIPKIN_PORT: '19511' }, { root }).ports.zipkin).toBe(19511);
+    expect(() => loadConfig({ INFRA: 'local', ZIPKIN_PORT: '19090' }, { root })).toThrow(/ZIPKIN_PORT and PROMETHEUS_PORT are both 19090|PROMETHEUS_PORT and ZIPKIN_PORT are both 19090/);
+  });
+
+  it('reads its version from /info and tells the services where spans go', () => {
+    expect(versionFromInfo({ zipkin: { version: '3.5.1' } })).toBe('Zipkin 3.5.1');
+    expect(versionFromInfo({})).toBeUndefined();
+    expect(zipkinSpansEndpoint('http://127.0.0.1:19411/')).toBe('http://127.0.0.1:19411/api/v2/spans');
   });
 });

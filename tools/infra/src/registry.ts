@@ -5,6 +5,7 @@ import { createKafkaServer } from './servers/kafka';
 import { createKeycloakServer } from './servers/keycloak';
 import { createMongodbServer } from './servers/mongodb';
 import { createPrometheusServer } from './servers/prometheus';
+import { createZipkinServer } from './servers/zipkin';
 import type { LocalServer, ServerName } from './types';
 
 /** Every server the CLI starts, stops and reports by default. */
@@ -14,6 +15,7 @@ export const SERVER_NAMES: readonly ServerName[] = [
   'mongodb',
   'keycloak',
   'prometheus',
+  'zipkin',
 ];
 /** The servers the services and their tests need (ensureInfra's default); Prometheus only watches them. */
 export const CORE_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak'];
@@ -45,7 +47,9 @@ export function parseServerNames(args: readonly string[]): ServerName[] {
  */
 export function defaultServers(cfg: Pick<InfraConfig, 'mode' | 'external'>): ServerName[] {
   return SERVER_NAMES.filter(
-    (n) => n !== 'prometheus' || cfg.mode !== 'external' || cfg.external.prometheusUrl,
+    (n) =>
+      (n !== 'prometheus' || cfg.mode !== 'external' || cfg.external.prometheusUrl) &&
+      (n !== 'zipkin' || cfg.mode !== 'external' || cfg.external.zipkinUrl),
   );
 }
 
@@ -61,6 +65,8 @@ export async function loadServer(name: ServerName, cfg: InfraConfig): Promise<Lo
       return createKeycloakServer(cfg);
     case 'prometheus':
       return createPrometheusServer(cfg);
+    case 'zipkin':
+      return createZipkinServer(cfg);
   }
 }
 
@@ -71,4 +77,5 @@ export const CONNECTION_VARS: Readonly<Record<ServerName, string>> = {
   mongodb: 'MONGO_URL',
   keycloak: 'OIDC_ISSUER',
   prometheus: 'PROMETHEUS_URL',
+  zipkin: 'ZIPKIN_URL',
 };

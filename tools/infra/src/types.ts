@@ -5,7 +5,7 @@
  * that it is ready and what version it is. The CLI owns processes: spawning detached,
  * pid files, log files, stopping exactly what it started.
  */
-export type ServerName = 'kafka' | 'cassandra' | 'mongodb' | 'keycloak' | 'prometheus';
+export type ServerName = 'kafka' | 'cassandra' | 'mongodb' | 'keycloak' | 'prometheus' | 'zipkin';
 
 export interface InfraContext {
   /** Repository root (absolute). */

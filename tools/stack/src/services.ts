@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServicePrincipal } from '@mw/contracts';
-import { kafkaPasswordVariable, type ScrapeTarget } from '@mw/infra';
+import { kafkaPasswordVariable, type ScrapeTarget, zipkinSpansEndpoint } from '@mw/infra';
 
 /** The processes `npm start` runs from their built bundles, with the settings each needs. */
 export interface StackService {
@@ -185,6 +185,11 @@ export function serviceEnv(
   if (servicesDir !== undefined) env[STACK_MARKER] = servicesDir;
   // the browser calls the services from the web app's origin (docs/adr/0013)
   if (settings.web) env['CORS_ORIGINS'] = webOrigins(settings).join(',');
+  // traces to the stack's Zipkin (ADR 0014); OTEL_SDK_DISABLED=true in the environment turns tracing off
+  if (infra['ZIPKIN_URL']) {
+    env['OTEL_TRACES_EXPORTER'] = 'zipkin';
+    env['OTEL_EXPORTER_ZIPKIN_ENDPOINT'] = zipkinSpansEndpoint(infra['ZIPKIN_URL']);
+  }
   if (s.needs.includes('mongo')) env['MONGO_URL'] = infra['MONGO_URL'] ?? '';
   if (s.needs.includes('cassandra')) {
     env['CASSANDRA_CONTACT_POINTS'] = infra['CASSANDRA_CONTACT_POINTS'] ?? '';

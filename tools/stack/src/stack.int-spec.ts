@@ -35,6 +35,8 @@ const env: NodeJS.ProcessEnv = {
   KAFKA_CONTROLLER_PORT: '24093',
   PROMETHEUS_PORT: '24090',
   PROMETHEUS_SCRAPE_INTERVAL: '2s',
+  ZIPKIN_PORT: '24411',
+  ZIPKIN_HEAP: '128m',
   KAFKA_HEAP: '256m',
   KAFKA_BROKERS: '',
   STACK_SERVICES: 'catalog-projector',
@@ -84,7 +86,7 @@ function stackProcesses(): number[] {
 afterAll(async () => {
   // whatever a failed test left: this stack's services and its broker only
   await stopServices(layout, () => undefined).catch(() => undefined);
-  await stopInfra(loadConfig(env), ['kafka', 'prometheus'], () => undefined).catch(() => undefined);
+  await stopInfra(loadConfig(env), ['kafka', 'prometheus', 'zipkin'], () => undefined).catch(() => undefined);
 }, 120_000);
 
 describe('npm start / npm stop', () => {

@@ -1,6 +1,6 @@
 /**
  * `npm start`: the whole system on this machine, from nothing.
- *  1. infrastructure (Kafka, Cassandra, MongoDB server, Keycloak, Prometheus) via tools/infra — installs
+ *  1. infrastructure (Kafka, Cassandra, MongoDB server, Keycloak, Prometheus, Zipkin) via tools/infra — installs
  *     what it needs; Prometheus scrapes the services of this stack (their ports written first);
  *  2. builds the service bundles with Nx;
  *  3. starts the services' supervisor (stack.ts, supervisor.ts), which runs every service and
@@ -8,7 +8,7 @@
  *  4. waits until each answers /health/ready;
  *  5. loads the demo data once;
  *  6. prints the web app's URL first (apps/web, served on 4400 + STACK_PORT_OFFSET unless STACK_WEB=0),
- *     then the services' and Prometheus's, and one curl per demo user for a token.
+ *     then the services', Prometheus's and Zipkin's, and one curl per demo user for a token.
  * Running it again is safe: when this checkout's supervisor is alive nothing is started twice —
  * a service alive but not ready (e.g. its broker is back only now) is reported and waited for.
  */
@@ -81,6 +81,11 @@ async function main(): Promise<void> {
   if (prometheus)
     console.log(
       `Prometheus ${prometheus} — ${prometheus}/targets, ${prometheus}/alerts (README: Metrics and alerts)\n`,
+    );
+  const zipkin = infra['ZIPKIN_URL'];
+  if (zipkin)
+    console.log(
+      `Zipkin ${zipkin} — every checkout is one trace; find it by its order's traceparent (README: Traces)\n`,
     );
   if (infra['OIDC_ISSUER']) console.log(`${tokenHelp(cfg.root, infra['OIDC_ISSUER'])}\n`);
   console.log('Status (pid, uptime, restarts, readiness): npm run status\nStop everything with: npm stop\n');

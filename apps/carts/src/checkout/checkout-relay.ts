@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { OutgoingMessage } from '@mw/contracts';
-import { KafkaPublisher } from '@mw/messaging';
+import { KafkaPublisher, type PublishedMessage } from '@mw/messaging';
 import { LOGGER, Periodic } from '@mw/platform';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
@@ -45,9 +45,14 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
     this.window.deleted(); // its request deletes the intent once published
   }
 
-  /** The message an intent stands for, on the configured checkout topic. */
-  toMessage(intent: Pick<StoredIntent, 'key' | 'envelope'>): OutgoingMessage<'carts.checkout.v1'> {
-    return { topic: this.config.CARTS_CHECKOUT_TOPIC as 'carts.checkout.v1', key: intent.key, envelope: JSON.parse(intent.envelope) as OutgoingMessage<'carts.checkout.v1'>['envelope'] };
+  /** The message an intent stands for, on the configured checkout topic, continuing the checkout's trace (ADR 0014). */
+  toMessage(intent: Pick<StoredIntent, 'key' | 'envelope' | 'traceparent'>): PublishedMessage<'carts.checkout.v1'> {
+    return {
+      topic: this.config.CARTS_CHECKOUT_TOPIC as 'carts.checkout.v1',
+      key: intent.key,
+      envelope: JSON.parse(intent.envelope) as OutgoingMessage<'carts.checkout.v1'>['envelope'],
+      ...(intent.traceparent ? { traceparent: intent.traceparent } : {}),
+    };
   }
 
   onApplicationBootstrap(): void {
@@ -83,7 +88,7 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
         else if (decision === 'discard') toDiscard.push(intent);
       }
       if (toPublish.length > 0) {
-        await this.publisher.publishAll(toPublish.map((i) => this.toMessage(i)));
+        await this.publisher.publishAll(toPublish.map((i) => this.toMessage(i)), { outbox: 'carts.checkout_outbox' });
         this.logger.info({ checkout_ids: toPublish.map((i) => i.checkout_id) }, 'relay published checkout intents');
       }
       if (toDiscard.length > 0) this.logger.info({ checkout_ids: toDiscard.map((i) => i.checkout_id) }, 'relay discarded intents whose LWT did not apply');

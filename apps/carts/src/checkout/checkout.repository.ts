@@ -9,6 +9,8 @@ export interface StoredIntent extends Intent {
   readonly key: string;
   /** The CheckoutRequested envelope exactly as it is published. */
   readonly envelope: string;
+  /** W3C trace context of the checkout request (ADR 0014); absent with tracing off. */
+  readonly traceparent?: string;
 }
 
 /** The checkout outbox table: intents written before the status LWT, found by bucket. */
@@ -18,8 +20,8 @@ export class CheckoutOutboxRepository {
 
   async put(intent: StoredIntent): Promise<void> {
     await this.db.execute(
-      `INSERT INTO checkout_outbox (bucket, created_at, checkout_id, cart_id, message_key, envelope) VALUES (?, ?, ?, ?, ?, ?)`,
-      [intent.bucket, intent.created_at, Uuid.fromString(intent.checkout_id), Uuid.fromString(intent.cart_id), intent.key, intent.envelope],
+      `INSERT INTO checkout_outbox (bucket, created_at, checkout_id, cart_id, message_key, envelope, traceparent) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [intent.bucket, intent.created_at, Uuid.fromString(intent.checkout_id), Uuid.fromString(intent.cart_id), intent.key, intent.envelope, intent.traceparent ?? null],
       { prepare: true },
     );
   }
@@ -47,6 +49,7 @@ export class CheckoutOutboxRepository {
       cart_id: String(r.get('cart_id')),
       key: r.get('message_key') as string,
       envelope: r.get('envelope') as string,
+      ...(typeof r.get('traceparent') === 'string' ? { traceparent: r.get('traceparent') as string } : {}),
     }));
   }
 

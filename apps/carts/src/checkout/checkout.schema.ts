@@ -10,6 +10,8 @@ export const checkoutSchema = (): string[] => [
      bucket int, created_at timestamp, checkout_id uuid, cart_id uuid, message_key text, envelope text,
      PRIMARY KEY ((bucket), created_at, checkout_id)
    ) WITH default_time_to_live = 0 AND gc_grace_seconds = 3600`,
+  // the trace of the checkout request that wrote the intent: the relay's publish continues it (ADR 0014)
+  `ALTER TABLE checkout_outbox ADD IF NOT EXISTS traceparent text`,
   // The relays' time bounds (ADR 0060, issue #17): a restarted relay reads from where the last one was.
   `CREATE TABLE IF NOT EXISTS relay_bounds (
      relay text, bucket int, bound timestamp,

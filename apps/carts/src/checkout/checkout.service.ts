@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { createMessage } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
-import { AppError, FieldProblem, formatMoney, LOGGER, outgoingTrace } from '@mw/platform';
+import { AppError, FieldProblem, formatMoney, LOGGER, outgoingTrace, traceparentOf } from '@mw/platform';
 import { cartActivity } from '../activity/activity';
 import { ActivityService } from '../activity/activity.service';
 import { CARTS_CONFIG } from '../config.token';
@@ -111,6 +111,7 @@ export class CheckoutService {
       outgoingTrace(),
       now,
     );
+    const traceparent = traceparentOf();
     const intent: StoredIntent = {
       bucket: bucketOf(checkoutId, this.config.CHECKOUT_OUTBOX_BUCKETS),
       created_at: now,
@@ -118,6 +119,8 @@ export class CheckoutService {
       cart_id: cart.cart_id,
       key: msg.key,
       envelope: JSON.stringify(msg.envelope),
+      // the relay's publish (after a crash, by any instance) continues this request's trace (ADR 0014)
+      ...(traceparent ? { traceparent } : {}),
     };
     // 1. The intent first: whatever happens next, the relay can find this checkout.
     await this.outbox.put(intent);

@@ -1,7 +1,7 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeEnvelope, EnvelopeOf } from '@mw/contracts';
-import { ConsumerRunner, InboundRecord, REDRIVE_GROUP_HEADER } from '@mw/messaging';
+import { ConsumerRunner, inBatchSpan, InboundRecord, REDRIVE_GROUP_HEADER } from '@mw/messaging';
 import { ProjectorService } from './projector.service';
 
 export const PRODUCTS_TOPIC = 'catalog.products.v1';
@@ -44,10 +44,8 @@ export class ProjectorBatches {
         if (envelope) plain.push({ record, envelope });
         else oneByOne.push(record);
       }
-      const together = await this.applyTogether(
-        plain.map((p) => p.envelope),
-        heartbeat,
-        `${batch.topic}/${batch.partition}@${chunk[0]!.offset}`,
+      const together = await inBatchSpan(batch.topic, plain.map((p) => p.record), () =>
+        this.applyTogether(plain.map((p) => p.envelope), heartbeat, `${batch.topic}/${batch.partition}@${chunk[0]!.offset}`),
       );
       if (!together) oneByOne.unshift(...plain.map((p) => p.record));
       for (const record of oneByOne)

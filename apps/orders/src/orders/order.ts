@@ -33,6 +33,12 @@ export interface Order {
   readonly version: number;
   /** When the payment reconciliation found a cancelled order's PSP state consistent (absent: not yet). */
   readonly payment_reconciled_at?: Date | null;
+  /**
+   * W3C trace context of the checkout (ADR 0014), written with the order: the payment worker and the
+   * deadline sweeper continue the checkout's trace from it; its trace id finds the trace in Zipkin.
+   * Absent with tracing off.
+   */
+  readonly traceparent?: string;
 }
 
 type CheckoutRequested = Carts.CheckoutRequestedPayload;

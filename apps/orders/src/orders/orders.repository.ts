@@ -1,6 +1,7 @@
 import { Collection, Db, MongoServerError, ReadPreference, UpdateFilter, WriteConcern } from 'mongodb';
 import { dropIndexIfPresent } from '@mw/persistence';
 import { OutgoingMessage } from '@mw/contracts';
+import { traceparentOf } from '@mw/platform';
 import { outboxPush, toOutboxEntries, WithOutbox } from '@mw/messaging';
 import type { PaymentStep, Saga } from '../saga/saga';
 import { statusOf } from '../saga/saga';
@@ -59,7 +60,8 @@ export class OrdersRepository {
   async insertWithMessages(order: Order, messages: readonly OutgoingMessage[]): Promise<boolean> {
     const { id, ...rest } = order;
     try {
-      await this.orders.insertOne({ _id: id, ...rest, _outbox: toOutboxEntries(messages) });
+      const traceparent = traceparentOf(); // the checkout's trace (ADR 0014)
+      await this.orders.insertOne({ _id: id, ...rest, ...(traceparent ? { traceparent } : {}), _outbox: toOutboxEntries(messages) });
       return true;
     } catch (e) {
       if (e instanceof MongoServerError && e.code === 11000) return false;

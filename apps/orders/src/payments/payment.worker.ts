@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { addSpanEvent, contextFromTraceparent, inSpan } from '@mw/platform';
 import { Order } from '../orders/order';
 import { OrdersRepository } from '../orders/orders.repository';
 import { SagaService } from '../saga/saga.service';
@@ -138,9 +139,18 @@ export class PaymentWorker {
     }
   }
 
-  private async perform(candidate: Order): Promise<void> {
+  /** The step in the checkout's trace (ADR 0014), whichever way it arrived: a slot runs steps of many orders. */
+  private perform(candidate: Order): Promise<void> {
     const step = candidate.saga.payment.step;
-    if (!step) return;
+    if (!step) return Promise.resolve();
+    return inSpan(
+      `payment ${step}`,
+      { parent: contextFromTraceparent(candidate.traceparent), attributes: { 'mw.order_id': candidate.id, 'mw.payment.step': step } },
+      () => this.performStep(candidate, step),
+    );
+  }
+
+  private async performStep(candidate: Order, step: NonNullable<Order['saga']['payment']['step']>): Promise<void> {
     const order = await this.repo.claimPaymentStep(candidate, step, new Date(), this.settings.leaseMs);
     if (!order) return; // someone else holds or moved the step
     try {
@@ -169,9 +179,11 @@ export class PaymentWorker {
           'payment reversal answers contradict each other (a capture landed between the calls); next round with new keys',
         );
       }
+      addSpanEvent('payment.outcome', { step, outcome: input.type });
       await this.saga.apply(order.id, input, null, order);
     } catch (e) {
       if (!(e instanceof PaymentUnavailableError)) throw e;
+      addSpanEvent('payment.transient_failure', { step, code: e.code });
       const attempts = order.saga.payment.attempts; // counted by the claim
       const backoff = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (attempts - 1));
       this.logger.warn(

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { contextFromTraceparent, inSpan } from '@mw/platform';
 import { OrdersRepository } from '../orders/orders.repository';
 import { SagaService } from './saga.service';
 
@@ -21,7 +22,12 @@ export class DeadlineSweeper {
     for (const order of await this.repo.pastDeadline(now, this.batch)) {
       const deadline = order.saga.deadline;
       if (!deadline) continue;
-      const outcome = await this.saga.apply(order.id, { type: 'DeadlinePassed', id: `deadline:${order.saga.state}:${deadline.toISOString()}` }, null);
+      // in the checkout's trace (ADR 0014): what the deadline decides continues it
+      const outcome = await inSpan(
+        `saga deadline ${order.saga.state}`,
+        { parent: contextFromTraceparent(order.traceparent), attributes: { 'mw.order_id': order.id, 'mw.saga.state': order.saga.state } },
+        () => this.saga.apply(order.id, { type: 'DeadlinePassed', id: `deadline:${order.saga.state}:${deadline.toISOString()}` }, null),
+      );
       if (outcome === 'applied') fired++;
     }
     if (fired > 0) this.logger.info({ fired }, 'saga deadlines fired');

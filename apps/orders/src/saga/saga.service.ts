@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AppError } from '@mw/platform';
+import { addSpanEvent, AppError } from '@mw/platform';
 import { OrdersRepository } from '../orders/orders.repository';
 import type { Order } from '../orders/order';
 import { ActionInput, actorOf, decide, SagaInput, SagaTimeouts, statusOf } from './saga';
@@ -73,6 +73,7 @@ export class SagaService {
       const now = this.clock();
       const d = decide(order.saga, input, now, this.timeouts);
       if (d.kind === 'refuse') {
+        addSpanEvent('saga.refused', { order_id: orderId, state: order.saga.state, input: input.type, code: d.code });
         this.logger.info(
           {
             order_id: orderId,
@@ -87,6 +88,7 @@ export class SagaService {
         throw AppError.conflict(d.code, d.message);
       }
       if (d.kind === 'ignore') {
+        addSpanEvent('saga.ignored', { order_id: orderId, state: order.saga.state, input: input.type, why: d.why });
         this.logger.info(
           {
             order_id: orderId,
@@ -102,6 +104,8 @@ export class SagaService {
       }
       const out = this.messages.forCommands(order, d.commands, causation, now);
       if (await this.repo.transition(order.id, order.version, d.saga, out, now)) {
+        // the transition as an event of the span that caused it (ADR 0014)
+        addSpanEvent('saga.transition', { order_id: orderId, from: order.saga.state, to: d.saga.state, input: input.type, emitted: d.commands.map((c) => c.type) });
         this.logger.info(
           {
             order_id: orderId,

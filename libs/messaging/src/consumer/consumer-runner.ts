@@ -1,3 +1,4 @@
+import { type Context, type Link, trace } from '@opentelemetry/api';
 import { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -10,8 +11,11 @@ import {
   HealthCheck,
   HealthRegistry,
   isInfrastructureError,
+  consumedContext,
+  inSpan,
   kafkaActionOf,
   runWithTrace,
+  SpanKind,
 } from '@mw/platform';
 import { KafkaPublisher } from '../publisher/publisher';
 import { Membership } from './membership';
@@ -197,8 +201,12 @@ export class ConsumerRunner {
         causation_id: envelope.causation_id,
         message_id: envelope.id,
       };
-      return await runWithTrace(trace, () =>
-        this.attemptUntilDone(topic, record, envelope, handler, membership),
+      // the handler runs in the trace the record's headers carry (ADR 0014): what it writes or sends continues it
+      const { parent, remote } = consumedContext(record.headers);
+      return await inSpan(
+        `handle ${envelope.type}`,
+        { kind: remote ? SpanKind.CONSUMER : SpanKind.INTERNAL, parent, attributes: messageAttributes(record, envelope) },
+        () => runWithTrace(trace, () => this.attemptUntilDone(topic, record, envelope, handler, membership)),
       );
     } finally {
       membership.stop();
@@ -239,7 +247,7 @@ export class ConsumerRunner {
     let result: Attempt;
     try {
       this.throwIfGone(membership);
-      result = await this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), ctx), first.envelope, 1);
+      result = await inBatchSpan(topic, valid.map((v) => v.record), () => this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), ctx), first.envelope, 1));
       this.throwIfGone(membership);
     } finally {
       membership.stop();
@@ -419,6 +427,37 @@ export class ConsumerRunner {
 }
 
 const where = (record: InboundRecord): string => `${record.topic}/${record.partition}`;
+
+function messageAttributes(record: InboundRecord, envelope: { id: string; type: string; correlation_id: string }): Record<string, string | number> {
+  return {
+    'messaging.system': 'kafka',
+    'messaging.destination.name': record.topic,
+    'messaging.destination.partition.id': String(record.partition),
+    'messaging.kafka.offset': Number(record.offset),
+    'messaging.message.id': envelope.id,
+    'mw.message.type': envelope.type,
+    'mw.correlation_id': envelope.correlation_id,
+  };
+}
+
+/**
+ * Runs the work on a batch of records in one span (ADR 0014): a child of the first record's trace,
+ * linked to every record's, so each message's trace shows where it was handled.
+ */
+export function inBatchSpan<T>(topic: string, records: readonly Pick<InboundRecord, 'headers'>[], fn: () => Promise<T>): Promise<T> {
+  const links = records.flatMap((r) => linkTo(consumedContext(r.headers).parent));
+  const { parent, remote } = consumedContext(records[0]?.headers);
+  return inSpan(
+    `handle batch ${topic}`,
+    { kind: remote ? SpanKind.CONSUMER : SpanKind.INTERNAL, parent, links, attributes: { 'messaging.destination.name': topic, 'messaging.batch.message_count': records.length } },
+    fn,
+  );
+}
+
+function linkTo(ctx: Context): Link[] {
+  const sc = trace.getSpanContext(ctx);
+  return sc ? [{ context: sc }] : [];
+}
 
 function headerText(headers: IHeaders | undefined, name: string): string | undefined {
   const v = headers?.[name];

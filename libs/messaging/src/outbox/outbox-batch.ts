@@ -45,6 +45,8 @@ export function toRecord(entry: OutboxEntry, limits: Pick<BatchLimits, 'maxRecor
   }
   if (limits.missingTopics.has(entry.topic)) return { code: 'MESSAGING.TOPIC_NOT_FOUND', reason: `topic ${entry.topic} does not exist` };
   const headers = envelopeHeaders({ topic: entry.topic, key: entry.key, envelope } as OutgoingMessage) as Record<string, string>;
+  // the stored trace context (the relay replaces it with its publish span's, of the same length: ADR 0014)
+  if (typeof entry.traceparent === 'string') headers['traceparent'] = entry.traceparent;
   const bytes =
     Buffer.byteLength(entry.envelope) + Buffer.byteLength(entry.key) + Object.entries(headers).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(String(v)) + 8, 0) + 64;
   if (bytes > limits.maxRecordBytes) {

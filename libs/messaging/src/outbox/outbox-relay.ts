@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Collection, Db, Document } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { context } from '@opentelemetry/api';
+import { untraced } from '@mw/platform';
 import { KafkaPublisher } from '../publisher/publisher';
+import { parentOf, sendTraced } from '../publisher/trace-headers';
 import type { TransactionalSender } from '../publisher/transactional-sender';
 import { maxEnvelopeBytes, RECORD_OVERHEAD_BYTES } from '../topics/topic-definitions';
 import { OUTBOX_FIELD, OutboxEntry, ParkedMark } from './outbox';
@@ -256,7 +259,13 @@ export class OutboxRelay {
 
   private async sendAndRemove(coll: Collection<DocWithOutbox>, docs: readonly PlannedDoc[]): Promise<number> {
     if (docs.length === 0) return 0;
-    await this.sender.send(docs.flatMap((d) => d.records));
+    // each record under a producer span continuing the trace of the transition that wrote it (ADR 0014)
+    const active = context.active();
+    const outbox = `${this.opts.db.databaseName}.${coll.collectionName}`;
+    const records = docs.flatMap((d) =>
+      d.records.map((r, i) => ({ ...r, headers: { ...r.headers }, parent: parentOf(d.entries[i]?.traceparent, active), attributes: { 'mw.outbox': outbox, 'mw.outbox.entry_id': d.entries[i]?.id ?? '' } })),
+    );
+    await sendTraced(records, () => this.sender.send(records.map(({ parent: _, attributes: _a, ...r }) => r)));
     // Committed: these entries are published whoever owns the lease now, so removing them is right.
     await coll.bulkWrite(
       docs.map((d) => ({
@@ -299,7 +308,8 @@ export class OutboxRelay {
   private schedule(delay: number): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.running = this.loop().finally(() => (this.running = undefined));
+      // a pass belongs to no request's trace (a nudge comes from one); each record continues its own (ADR 0014)
+      this.running = untraced(() => this.loop()).finally(() => (this.running = undefined));
     }, delay);
   }
 

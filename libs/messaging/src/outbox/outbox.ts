@@ -1,5 +1,5 @@
 import { OutgoingMessage } from '@mw/contracts';
-import { AppError } from '@mw/platform';
+import { AppError, traceparentOf } from '@mw/platform';
 import { maxEnvelopeBytes } from '../topics/topic-definitions';
 
 /** Field holding pending outgoing messages inside an aggregate document. */
@@ -21,6 +21,11 @@ export interface OutboxEntry {
   readonly envelope: string;
   readonly created_at: Date;
   /**
+   * W3C trace context of the transition that wrote the entry (ADR 0014): the relay's publish
+   * continues that trace, whenever and by whichever process it happens. Absent with tracing off.
+   */
+  readonly traceparent?: string;
+  /**
    * Set by the relay when the broker can never accept the entry. The document's entries (this one
    * and every later one) then wait until an operator requeues or drops it; others keep flowing.
    */
@@ -33,6 +38,7 @@ export interface OutboxEntry {
  * relay later.
  */
 export function toOutboxEntries(messages: readonly OutgoingMessage[], now = new Date()): OutboxEntry[] {
+  const traceparent = traceparentOf();
   return messages.map((m) => {
     const envelope = JSON.stringify(m.envelope);
     const bytes = Buffer.byteLength(envelope);
@@ -43,7 +49,7 @@ export function toOutboxEntries(messages: readonly OutgoingMessage[], now = new 
         `${m.envelope.type} ${m.envelope.id} for ${m.topic} is ${bytes} bytes; a message may take at most ${maxEnvelopeBytes}`,
       );
     }
-    return { id: m.envelope.id, topic: m.topic, key: m.key, envelope, created_at: now };
+    return { id: m.envelope.id, topic: m.topic, key: m.key, envelope, created_at: now, ...(traceparent ? { traceparent } : {}) };
   });
 }
 

@@ -1,6 +1,11 @@
 import { CompressionTypes, IHeaders, Kafka, Partitioners, Producer } from 'kafkajs';
 import { OutgoingMessage, TopicName } from '@mw/contracts';
+import { context } from '@opentelemetry/api';
+import { parentOf, sendTraced } from './trace-headers';
 import { KafkaTransactionalSender, TransactionalSender, TransactionalSenderOptions } from './transactional-sender';
+
+/** A message and, when it was stored before this publish (an outbox), the trace context it was stored with. */
+export type PublishedMessage<T extends TopicName = TopicName> = OutgoingMessage<T> & { readonly traceparent?: string };
 
 /** Kafka headers carried on every message, so tools can route without parsing the value. */
 export function envelopeHeaders(msg: OutgoingMessage): IHeaders {
@@ -37,24 +42,29 @@ export class KafkaPublisher {
     return this.connected;
   }
 
-  async publish<T extends TopicName>(msg: OutgoingMessage<T>): Promise<void> {
+  async publish<T extends TopicName>(msg: PublishedMessage<T>): Promise<void> {
     await this.publishAll([msg]);
   }
 
-  /** Sends messages in order; messages for the same topic go in one request. */
-  async publishAll(messages: readonly OutgoingMessage[]): Promise<void> {
+  /**
+   * Sends messages in order; messages for the same topic go in one request. Each continues its
+   * stored trace context, or the caller's (ADR 0014).
+   */
+  async publishAll(messages: readonly PublishedMessage[], opts: { readonly outbox?: string } = {}): Promise<void> {
     if (messages.length === 0) return;
     await this.connect();
-    const byTopic = new Map<string, OutgoingMessage[]>();
-    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
-    await this.producer.sendBatch({
-      acks: -1,
-      compression: CompressionTypes.None,
-      topicMessages: [...byTopic].map(([topic, msgs]) => ({
-        topic,
-        messages: msgs.map((m) => ({ key: m.key, value: JSON.stringify(m.envelope), headers: envelopeHeaders(m) })),
-      })),
-    });
+    const active = context.active();
+    const attributes = opts.outbox ? { 'mw.outbox': opts.outbox } : undefined;
+    const records = messages.map((m) => ({ topic: m.topic, key: m.key, value: JSON.stringify(m.envelope), headers: envelopeHeaders(m) as Record<string, string>, parent: parentOf(m.traceparent, active), attributes }));
+    const byTopic = new Map<string, typeof records>();
+    for (const r of records) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
+    await sendTraced(records, () =>
+      this.producer.sendBatch({
+        acks: -1,
+        compression: CompressionTypes.None,
+        topicMessages: [...byTopic].map(([topic, rs]) => ({ topic, messages: rs.map((r) => ({ key: r.key, value: r.value, headers: r.headers })) })),
+      }),
+    );
   }
 
   /**

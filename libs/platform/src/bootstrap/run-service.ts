@@ -1,4 +1,4 @@
-import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
+import { DynamicModule, INestApplication, Module, OnApplicationShutdown, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { KafkaOptions, Transport } from '@nestjs/microservices';
 import express from 'express';
@@ -26,6 +26,7 @@ import { MetricsController } from '../metrics/metrics';
 import { correlationMiddleware } from '../http/correlation.middleware';
 import { createLogger, JsonLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
+import { flushTracing } from '../tracing/flush';
 
 export interface ServiceOptions {
   readonly name: string;
@@ -117,7 +118,12 @@ export function kafkaTransportOptions(
 }
 
 @Module({})
-class ServiceRootModule {}
+class ServiceRootModule implements OnApplicationShutdown {
+  /** Spans still queued are sent before the process exits (ADR 0014). */
+  async onApplicationShutdown(): Promise<void> {
+    await flushTracing();
+  }
+}
 
 /** Controllers every service process has (PlatformModule), documented with the service's own. */
 export const PLATFORM_CONTROLLERS = [HealthController, MetricsController] as const;

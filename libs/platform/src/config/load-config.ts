@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { consumerTimeoutProblems } from '../bootstrap/consumer-timeouts';
+import { tracingConfigSchema } from '../tracing/tracing-settings';
 
 /** Raised when the environment does not satisfy a service's config schema. */
 export class ConfigError extends Error {
@@ -238,5 +239,7 @@ export const baseConfigSchema = z.object({
   RATE_LIMIT_MAX_KEYS: env.int(50_000, 100, 10_000_000),
   /** Which proxies may name the client in X-Forwarded-For (express `trust proxy`): false | hop count | addresses/CIDRs. */
   TRUST_PROXY: trustProxySetting(),
+  /** Tracing (ADR 0014): read before the app loads by startTracing, validated here too. */
+  ...tracingConfigSchema.shape,
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;

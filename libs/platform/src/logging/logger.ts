@@ -1,10 +1,14 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
+import { activeTraceIds } from '../tracing/propagation';
 import { currentTrace } from './trace-context';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-/** A pino JSON logger whose every line carries the current correlation and causation ids. */
+/**
+ * A pino JSON logger whose every line carries the current correlation and causation ids and, while
+ * a span is active (tracing on: ADR 0014), its `trace_id` and `span_id`.
+ */
 export function createLogger(service: string, level: LogLevel = 'info'): Logger {
   return pino({
     level,
@@ -13,7 +17,11 @@ export function createLogger(service: string, level: LogLevel = 'info'): Logger 
     formatters: { level: (label) => ({ level: label }) },
     mixin() {
       const t = currentTrace();
-      return t ? { correlation_id: t.correlation_id, causation_id: t.causation_id } : {};
+      const ids = activeTraceIds();
+      return {
+        ...(t ? { correlation_id: t.correlation_id, causation_id: t.causation_id } : {}),
+        ...(ids ?? {}),
+      };
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { untraced } from '../tracing/propagation';
 
 export interface PeriodicOptions {
   /**
@@ -65,7 +66,9 @@ export class Periodic {
   private schedule(delay: number): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.running = this.task()
+      // a poll belongs to no request's trace (a kick comes from one): its own queries are not traced;
+      // the work it finds continues the trace stored with it (ADR 0014)
+      this.running = untraced(() => this.task())
         .then((result) => this.next(result))
         .catch((e: unknown) => {
           this.delay = this.intervalMs;

@@ -140,8 +140,10 @@ export interface MavenUnpack {
   /** Server name, used in messages and for `.infra/<name>/mvn.log`. */
   readonly name: string;
   readonly pomFile: string;
-  /** `<execution>` id of the pom's maven-dependency-plugin `unpack`. */
+  /** `<execution>` id of the pom's maven-dependency-plugin `unpack` (or `copy`). */
   readonly execution: string;
+  /** `copy` for an artifact used as it is (an executable jar); `unpack` (default) for an archive. */
+  readonly goal?: 'unpack' | 'copy';
   /** Pom property naming the output directory (passed as -D<property>=<outputDir>). */
   readonly outputProperty: string;
   /** Directory that receives the unpacked archive (`.infra/<name>/dist`). */
@@ -185,7 +187,7 @@ export async function unpackMavenArchive(ctx: InfraContext, spec: MavenUnpack): 
           '-q',
           '-f',
           spec.pomFile,
-          `dependency:unpack@${spec.execution}`,
+          `dependency:${spec.goal ?? 'unpack'}@${spec.execution}`,
           `-D${spec.outputProperty}=${spec.outputDir}`,
         ],
         logFile,
