@@ -49,7 +49,8 @@ describe('inventory returns (ReturnStock)', () => {
       `${count} ledger entries of ${orderId}`,
     );
     await sleep(500); // a second flush pass would show an entry counted twice
-    return (await coll.find({ order_id: orderId }).sort({ at: 1 }).toArray()).map((m) => [
+    // the lines of one command share its time (one bulkWrite, unordered for holds): by product within it
+    return (await coll.find({ order_id: orderId }).sort({ at: 1, product_id: 1 }).toArray()).map((m) => [
       m.kind,
       m.product_id,
       m.qty,
