@@ -50,6 +50,18 @@ describe('topic definitions: created from one place, verified at start (real Kaf
     await ensureTopicSpecs(kafka, topicSpecs({ 'inventory.events.v1': name }, 2), policy);
   });
 
+  it('several services starting at once on missing topics all start (the one that loses the creation race waits for the leaders)', async () => {
+    // the checkout benchmark saw orders exit with "This server does not host this topic-partition"
+    // when inventory created the same topics a moment before it; each round is fresh topics raced by 4
+    for (let round = 0; round < 5; round++) {
+      const names = { 'inventory.events.v1': uniqueName('test.topics.race'), 'inventory.commands.v1': uniqueName('test.topics.race') };
+      const starts = Array.from({ length: 4 }, () => ensureTopicSpecs(kafka, topicSpecs(names, 3), policy));
+      const outcomes = await Promise.allSettled(starts);
+      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+      expect(await partitionsOf(names['inventory.events.v1'])).toBe(3);
+    }
+  });
+
   it('fails start with one line when an existing topic has other partitions or another cleanup policy', async () => {
     const wrongPartitions = uniqueName('test.topics.commands');
     const compacted = uniqueName('test.topics.orders');

@@ -64,7 +64,7 @@ export async function ensureTopicSpecs(kafka: Kafka, specs: readonly TopicSpec[]
     const missing = specs.filter((s) => !existing.has(s.name));
     if (missing.length > 0) {
       // false (not an error) when another instance created them first; verified below either way
-      await admin.createTopics({
+      await createRacing(admin, {
         waitForLeaders: true,
         topics: missing.map((s) => ({
           topic: s.name,
@@ -75,9 +75,45 @@ export async function ensureTopicSpecs(kafka: Kafka, specs: readonly TopicSpec[]
       });
       logger?.info({ topics: missing.map((s) => s.name) }, 'created topics from their definitions');
     }
-    await verify(admin, specs, policy, logger);
+    await untilLeadersKnown(() => verify(admin, specs, policy, logger));
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * A topic another instance is creating at the same moment exists before its partitions have
+ * leaders: creating it answers TOPIC_ALREADY_EXISTS (kafkajs then waits for no leader) and reading
+ * its metadata answers UNKNOWN_TOPIC_OR_PARTITION / LEADER_NOT_AVAILABLE for a short while. Those
+ * retriable answers are waited out (bounded); any other error fails start as before.
+ */
+const LEADER_WAIT_ATTEMPTS = 20;
+const LEADER_WAIT_MS = 250;
+
+function leaderNotYetKnown(e: unknown): boolean {
+  const err = e as { retriable?: boolean; type?: string; errors?: unknown[] };
+  if (err.type === 'UNKNOWN_TOPIC_OR_PARTITION' || err.type === 'LEADER_NOT_AVAILABLE') return true;
+  return Array.isArray(err.errors) && err.errors.length > 0 && err.errors.every(leaderNotYetKnown);
+}
+
+async function untilLeadersKnown<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (e) {
+      if (attempt >= LEADER_WAIT_ATTEMPTS || !leaderNotYetKnown(e)) throw e;
+      await new Promise((r) => setTimeout(r, LEADER_WAIT_MS));
+    }
+  }
+}
+
+async function createRacing(admin: Admin, request: Parameters<Admin['createTopics']>[0]): Promise<void> {
+  try {
+    await untilLeadersKnown(() => admin.createTopics(request));
+  } catch (e) {
+    // some of the topics were created by another instance in between: the verify step waits for them
+    const errors = (e as { errors?: { type?: string }[] }).errors;
+    if (!Array.isArray(errors) || !errors.every((x) => x.type === 'TOPIC_ALREADY_EXISTS')) throw e;
   }
 }
 
