@@ -74,7 +74,7 @@ export interface InfraConfig {
   readonly externalServers: readonly ServerName[];
   /** `PROMETHEUS_SCRAPE_INTERVAL` (also its rule evaluation interval), a Prometheus duration such as 15s. */
   readonly prometheusScrapeInterval: string;
-  /** `ZIPKIN_HEAP`, e.g. "256m" (spans are kept in memory). */
+  /** `ZIPKIN_HEAP`, default 512m (spans are kept in memory: 4 KiB of heap per span kept, zipkinMaxSpans). */
   readonly zipkinHeap: string;
 }
 
@@ -305,7 +305,7 @@ export function loadConfig(
     startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
     externalServers: parseExternalServers(env),
     prometheusScrapeInterval: parsePrometheusInterval(env, 'PROMETHEUS_SCRAPE_INTERVAL', '15s'),
-    zipkinHeap: parseHeap(env, 'ZIPKIN_HEAP', '256m'),
+    zipkinHeap: parseHeap(env, 'ZIPKIN_HEAP', '512m'),
   };
 }
 

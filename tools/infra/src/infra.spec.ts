@@ -30,7 +30,7 @@ import {
   toWireAcl,
 } from './servers/kafka-security';
 import { heapMiB, parseJavaMajor } from './servers/jvm';
-import { pinnedZipkinVersion, versionFromInfo, ZIPKIN_IMAGE, ZIPKIN_VERSION, zipkinSpansEndpoint } from './servers/zipkin';
+import { pinnedZipkinVersion, versionFromInfo, ZIPKIN_IMAGE, ZIPKIN_VERSION, zipkinMaxSpans, zipkinSpansEndpoint } from './servers/zipkin';
 import {
   hasAvx,
   memberPorts,
@@ -662,5 +662,12 @@ describe('zipkin', () => {
     expect(versionFromInfo({ zipkin: { version: '3.5.1' } })).toBe('Zipkin 3.5.1');
     expect(versionFromInfo({})).toBeUndefined();
     expect(zipkinSpansEndpoint('http://127.0.0.1:19411/')).toBe('http://127.0.0.1:19411/api/v2/spans');
+  });
+
+  it('keeps as many spans as its heap holds (4 KiB each): a traced benchmark once ran 200,000 into a 256m heap and Zipkin died', () => {
+    expect(loadConfig({ INFRA: 'local' }, { root: '/r' }).zipkinHeap).toBe('512m');
+    expect(zipkinMaxSpans('512m')).toBe(131_072);
+    expect(zipkinMaxSpans('1g')).toBe(262_144);
+    expect(zipkinMaxSpans('2048k')).toBe(1_000);
   });
 });

@@ -11,11 +11,21 @@ import type { InfraConfig } from '../config';
 import { InfraError, displayPath } from '../errors';
 import { retryUntil, serverPaths, tailFile } from '../process';
 import type { InfraContext, LaunchSpec, LocalServer } from '../types';
-import { ensureJava, javaBinary, unpackMavenArchive } from './jvm';
+import { ensureJava, heapMiB, javaBinary, unpackMavenArchive } from './jvm';
 
 export const ZIPKIN_VERSION = '3.5.1';
 /** The official image, for INFRA=containers and docker-compose.yml (same version as the Maven jar). */
 export const ZIPKIN_IMAGE = `openzipkin/zipkin:${ZIPKIN_VERSION}`;
+
+/**
+ * Spans kept in memory for a heap: 4 KiB of heap per span. A stored span with its tags, annotations
+ * and the in-memory indexes takes 1–2 KiB; the fixed 200,000 of before ran a 256 MiB heap out of
+ * memory when a benchmark traced every checkout, and Zipkin stopped answering. Evicting the oldest
+ * traces at this bound keeps it up whatever is sent.
+ */
+export function zipkinMaxSpans(heap: string): number {
+  return Math.max(1_000, heapMiB(heap) * 256); // 1 MiB / 4 KiB
+}
 
 /** Where the services send spans (OTEL_EXPORTER_ZIPKIN_ENDPOINT) for a Zipkin at `baseUrl`. */
 export function zipkinSpansEndpoint(baseUrl: string): string {
@@ -78,7 +88,7 @@ export function createZipkinServer(cfg: InfraConfig): LocalServer {
           ARMERIA_PORTS_0_PORT: String(port),
           ARMERIA_PORTS_0_PROTOCOLS_0: 'http',
           STORAGE_TYPE: 'mem',
-          MEM_MAX_SPANS: '200000',
+          MEM_MAX_SPANS: String(zipkinMaxSpans(cfg.zipkinHeap)),
           SELF_TRACING_ENABLED: 'false',
           COLLECTOR_ACTIVEMQ_ENABLED: 'false',
           COLLECTOR_KAFKA_ENABLED: 'false',
