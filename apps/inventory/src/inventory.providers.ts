@@ -25,6 +25,9 @@ export const RESERVE_LIMITS = Symbol('RESERVE_LIMITS');
 
 type Cfg = Readonly<InventoryConfig>;
 
+/** While no hold is near its expiry, the sweeper waits up to this many sweep intervals (16 s by default). */
+const SWEEP_IDLE_FACTOR = 16;
+
 /**
  * Plain classes (domain services, repositories) wired with factories: the classes stay free of
  * Nest, and scripts/benchmarks can build them directly (no decorator metadata needed).
@@ -102,6 +105,7 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     private readonly ledger: LedgerRepository,
     private readonly notifier: LevelNotifier,
     private readonly sweeper: Sweeper,
+    private readonly service: ReservationsService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -124,10 +128,15 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     this.nudge.attach(this.relay);
     this.relay.start();
     const c = this.config;
+    // sleeps until the earliest hold expiry (read after each pass, and woken by each new one)
+    const sweeps = new Periodic('sweeper', c.INVENTORY_SWEEP_INTERVAL_MS, () => this.sweeper.sweepAndPlan(), this.logger, {
+      idleMaxMs: c.INVENTORY_SWEEP_INTERVAL_MS * SWEEP_IDLE_FACTOR,
+    });
+    this.service.onExpirySet = (at) => sweeps.wakeBy(at.getTime());
     this.loops.push(
       stockPump('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.ledger.flushOnce(), this.stock.activity, this.logger),
       stockPump('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifyLevels(), this.stock.activity, this.logger),
-      new Periodic('sweeper', c.INVENTORY_SWEEP_INTERVAL_MS, () => this.sweeper.sweepOnce(), this.logger),
+      sweeps,
     );
     for (const loop of this.loops) loop.start();
   }

@@ -273,6 +273,16 @@ export class ReservationsRepository {
       .toArray();
   }
 
+  /** When the next reserved order expires (past or future; undefined: none is reserved) — the sweeper's next wake. */
+  async earliestExpiry(): Promise<Date | undefined> {
+    const doc = await this.coll
+      .find({ status: 'reserved' }, { ...primary, hint: 'status_expiry', projection: { expires_at: 1 } })
+      .sort({ expires_at: 1 })
+      .limit(1)
+      .next();
+    return doc?.expires_at;
+  }
+
   stalePending(before: Date, limit: number): Promise<ReservationDoc[]> {
     return this.coll
       .find(

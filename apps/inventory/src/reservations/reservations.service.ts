@@ -35,6 +35,8 @@ type ReserveCommand = PayloadOf<'inventory.commands.v1', 'ReserveStock'>;
  */
 export class ReservationsService {
   private readonly returns: StockReturns;
+  /** Called with each expiry this process gives a reservation: the sweeper must run by then (it sleeps until its earliest one). */
+  onExpirySet: (at: Date) => void = () => undefined;
   /** Lines this process last found short: their next ReserveStock reads before it claims (fast rejection). */
   private readonly shortNow = new ShortLines();
 
@@ -154,8 +156,10 @@ export class ReservationsService {
         { status: 'reserved', expires_at: expiresAt },
         reserved,
       )
-    )
+    ) {
+      this.onExpirySet(expiresAt);
       return this.outbox.nudge();
+    }
     await this.reconcile(doc._id); // someone else finalized (a release overtook us, or a resumed copy)
   }
 

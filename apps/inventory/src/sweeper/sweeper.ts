@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { assertUnreachable } from '@mw/platform';
+import { DueAnswer, assertUnreachable } from '@mw/platform';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { ReservationsService } from '../reservations/reservations.service';
 import { ownerOfHold, settledAsOf, undoKindOf } from '../reservations/reservation';
@@ -35,6 +35,18 @@ export class Sweeper {
     private readonly logger: Logger,
     private readonly batch = 200,
   ) {}
+
+  /**
+   * One pass, then when the next reserved order expires (one indexed read), so the loop sleeps
+   * until then instead of polling every second. Holds this process takes wake it
+   * (`ReservationsService.onExpirySet`); crash leftovers (stale pending work, stranded reservations,
+   * orphan holds) are found by the idle bound, after their INVENTORY_STALE_AFTER_MS anyway.
+   */
+  async sweepAndPlan(now = new Date()): Promise<DueAnswer> {
+    const r = await this.sweepOnce(now);
+    const next = await this.reservations.earliestExpiry();
+    return { work: r.expired + r.settled + r.resumed + r.orphans, nextDueAt: next?.getTime() };
+  }
 
   async sweepOnce(now = new Date()): Promise<SweepReport> {
     const report: SweepReport = { expired: 0, settled: 0, resumed: 0, orphans: 0 };

@@ -56,6 +56,7 @@ export class CheckoutService {
     if (inserted) {
       this.created.inc({ zone: o.zone });
       this.nudges.outbox();
+      if (o.saga.deadline) this.nudges.deadline?.(o.saga.deadline);
     }
   }
 }

@@ -19,7 +19,7 @@ import { PaymentWorker } from '../payments/payment.worker';
 import { PaymentMetrics } from '../payments/payment.metrics';
 import { PaymentReconciler } from '../payments/reconciliation';
 import { SimulatedPaymentGateway } from '../payments/simulator/simulated-payment.gateway';
-import { DeadlineSweeper } from '../saga/deadline-sweeper';
+import { DeadlineSweeper, SWEEP_IDLE_FACTOR } from '../saga/deadline-sweeper';
 import { ordersCreatedCounter, overdueGraceMs, SagaOverdueMetrics } from '../saga/saga.metrics';
 import { SagaMessages } from '../saga/saga-messages';
 import { sagaControllers } from '../saga/saga.controllers';
@@ -42,12 +42,16 @@ type Cfg = Readonly<OrdersConfig>;
 class Nudges implements SagaNudges {
   relay: OutboxRelay | undefined;
   worker: PaymentWorker | undefined;
+  sweeper: Periodic | undefined;
   outbox(): void {
     this.relay?.nudge();
   }
   /** The step runs inline in this process's payment pool. */
   payment(order: Order): void {
     this.worker?.submit(order);
+  }
+  deadline(at: Date): void {
+    this.sweeper?.wakeBy(at.getTime());
   }
 }
 
@@ -92,14 +96,18 @@ class SagaBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     this.nudges.relay = this.relay;
     this.nudges.worker = this.worker;
     this.worker.onRoom = () => payments.kick();
+    // sleeps until the earliest saga deadline (read after each pass, and woken by each new one)
+    const deadlines = new Periodic(
+      'deadline-sweeper',
+      this.config.SAGA_SWEEP_INTERVAL_MS,
+      () => this.sweeper.sweepAndPlan(),
+      this.logger,
+      { idleMaxMs: this.config.SAGA_SWEEP_INTERVAL_MS * SWEEP_IDLE_FACTOR },
+    );
+    this.nudges.sweeper = deadlines;
     this.loops.push(
       payments,
-      new Periodic(
-        'deadline-sweeper',
-        this.config.SAGA_SWEEP_INTERVAL_MS,
-        () => this.sweeper.sweepOnce(),
-        this.logger,
-      ),
+      deadlines,
       new Periodic(
         'payment-reconciliation',
         this.config.PAYMENT_RECONCILE_INTERVAL_MS,

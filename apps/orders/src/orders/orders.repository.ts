@@ -126,6 +126,12 @@ export class OrdersRepository {
     return docs.map(toOrder);
   }
 
+  /** The earliest saga deadline of any order (past or future), for the sweeper's next wake; undefined: none waits. */
+  async earliestDeadline(): Promise<Date | undefined> {
+    const doc = await this.orders.find({ 'saga.deadline': { $type: 'date' } }, { projection: { 'saga.deadline': 1 }, hint: 'saga_deadline', ...primary }).sort({ 'saga.deadline': 1 }).limit(1).next();
+    return doc?.saga.deadline ?? undefined;
+  }
+
   /** How many orders wait in each saga state with a deadline at or before `before` (index saga_deadline). */
   async overdueByState(before: Date): Promise<{ state: string; count: number }[]> {
     const rows = await this.orders

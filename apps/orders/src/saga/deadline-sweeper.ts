@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
-import { contextFromTraceparent, inSpan } from '@mw/platform';
+import { DueAnswer, contextFromTraceparent, inSpan } from '@mw/platform';
 import { OrdersRepository } from '../orders/orders.repository';
 import { SagaService } from './saga.service';
+
+/** While no deadline is near, the deadline sweeper waits up to this many sweep intervals (16 s by default). */
+export const SWEEP_IDLE_FACTOR = 16;
 
 /**
  * Acts on sagas whose persisted deadline has passed: feeds them a DeadlinePassed input whose id
@@ -16,6 +19,16 @@ export class DeadlineSweeper {
     private readonly logger: Logger,
     private readonly batch = 100,
   ) {}
+
+  /**
+   * One pass, then the earliest deadline still waiting (one indexed read): the loop sleeps until
+   * then instead of polling every second. Deadlines set by this process wake it through
+   * `SagaNudges.deadline`; one set by another instance after this read is found by the idle bound.
+   */
+  async sweepAndPlan(now = new Date()): Promise<DueAnswer> {
+    const work = await this.sweepOnce(now);
+    return { work, nextDueAt: (await this.repo.earliestDeadline())?.getTime() };
+  }
 
   async sweepOnce(now = new Date()): Promise<number> {
     let fired = 0;

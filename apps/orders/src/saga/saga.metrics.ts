@@ -1,8 +1,12 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { OrdersRepository } from '../orders/orders.repository';
+import { SWEEP_IDLE_FACTOR } from './deadline-sweeper';
 
-/** A deadline the sweeper has had this long to fire is overdue (a few sweeps, at least 30 s). */
-export const overdueGraceMs = (sweepIntervalMs: number): number => Math.max(30_000, 3 * sweepIntervalMs);
+/**
+ * A deadline the sweeper has had this long to fire is overdue: its idle bound (SWEEP_IDLE_FACTOR
+ * intervals — a deadline another instance set may wait that long) plus two passes, at least 30 s.
+ */
+export const overdueGraceMs = (sweepIntervalMs: number): number => Math.max(30_000, (SWEEP_IDLE_FACTOR + 2) * sweepIntervalMs);
 
 /**
  * `orders_saga_overdue{state}`: orders still waiting in a saga state whose persisted deadline passed

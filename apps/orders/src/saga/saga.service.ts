@@ -19,6 +19,8 @@ export type ActionOutcome =
 export interface SagaNudges {
   outbox(): void;
   payment(order: Order): void;
+  /** A transition set a deadline: the deadline sweeper must run by then (it sleeps until its earliest known one). */
+  deadline?(at: Date): void;
 }
 
 /**
@@ -128,6 +130,7 @@ export class SagaService {
           version: order.version + 1,
         };
         if (out.length > 0) this.nudges.outbox();
+        if (d.saga.deadline) this.nudges.deadline?.(d.saga.deadline);
         if (d.saga.payment.step) this.nudges.payment(written); // after the majority-acknowledged write
         return { outcome: 'applied', order: written };
       }

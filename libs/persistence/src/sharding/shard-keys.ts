@@ -254,6 +254,12 @@ export const shardingTable: readonly CollectionSharding[] = [
       },
       {
         op: 'query',
+        fields: ['status'],
+        from: 'reservation sweeper (when the next hold expires, after each pass)',
+        accepted: 'each shard answers the first entry of its hinted status_expiry index (limit 1); one per pass, and passes back off to 16 intervals while nothing expires',
+      },
+      {
+        op: 'query',
         fields: ['pending', 'updated_at'],
         from: 'reservation sweeper (stale pending work)',
         accepted: 'a sweep; pending_work index, limit-bounded',
