@@ -86,15 +86,27 @@ describe('traces: one checkout is one trace in Zipkin', () => {
     const r = await fetch(`${zipkin}/api/v2/trace/${traceId}`);
     return r.status === 200 ? ((await r.json()) as ZipkinSpan[]) : [];
   };
-  /** The trace once `done` holds on it (spans arrive in batches from five processes). */
-  const traceWhen = (traceId: string, done: (spans: ZipkinSpan[]) => boolean, what: string): Promise<ZipkinSpan[]> =>
-    waitFor(async () => {
-      const spans = await trace(traceId);
-      return done(spans) ? spans : undefined;
+  /**
+   * The trace once `done` holds on it and no more spans arrive: each of five processes exports its
+   * spans in its own 1 s batches, so the span `done` waits for may land before an earlier step's
+   * batch from another process — the trace is read until two reads 1.5 s apart agree.
+   */
+  const traceWhen = async (traceId: string, done: (spans: ZipkinSpan[]) => boolean, what: string): Promise<ZipkinSpan[]> => {
+    let spans = await waitFor(async () => {
+      const found = await trace(traceId);
+      return done(found) ? found : undefined;
     }, 30_000, what).catch(async (e: unknown) => {
-      const spans = await trace(traceId);
-      throw new Error(`${(e as Error).message}; Zipkin has ${spans.map((x) => `${serviceOf(x)}:${x.name}`).join(', ') || 'nothing'}`);
+      const found = await trace(traceId);
+      throw new Error(`${(e as Error).message}; Zipkin has ${found.map((x) => `${serviceOf(x)}:${x.name}`).join(', ') || 'nothing'}`);
     });
+    for (let reads = 0; reads < 10; reads++) {
+      await new Promise((r) => setTimeout(r, 1_500));
+      const again = await trace(traceId);
+      if (again.length === spans.length) break;
+      spans = again;
+    }
+    return spans;
+  };
 
   beforeAll(async () => {
     const infra = await ensureInfra({ servers: ['zipkin'] });
