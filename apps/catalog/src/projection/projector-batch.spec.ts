@@ -2,7 +2,7 @@ import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import { createMessage, EnvelopeOf } from '@mw/contracts';
 import { ConsumerRunner, KafkaPublisher } from '@mw/messaging';
-import { PRODUCTS_TOPIC, ProjectorBatches } from './projector-batch';
+import { MESSAGES_PER_APPLY, PRODUCTS_TOPIC, ProjectorBatches } from './projector-batch';
 import { ProjectorService } from './projector.service';
 
 type Env = EnvelopeOf<'catalog.products.v1'>;
@@ -95,8 +95,9 @@ describe('ProjectorBatches (the projector eachBatch)', () => {
   });
 
   it('resolves chunk by chunk', async () => {
-    const { rec, run } = setUp(Array.from({ length: 501 }, (_, i) => message(i, JSON.stringify(created(i)))));
+    const n = MESSAGES_PER_APPLY;
+    const { rec, run } = setUp(Array.from({ length: n + 1 }, (_, i) => message(i, JSON.stringify(created(i)))));
     await run();
-    expect(rec.log).toEqual(['applyAll:500', 'resolve:499', 'applyAll:1', 'resolve:500']);
+    expect(rec.log).toEqual([`applyAll:${n}`, `resolve:${n - 1}`, 'applyAll:1', `resolve:${n}`]);
   });
 });

@@ -6,8 +6,18 @@ import { ProjectorService } from './projector.service';
 
 export const PRODUCTS_TOPIC = 'catalog.products.v1';
 
-/** Messages applied together: their writes go out at once, then their offsets are resolved. */
-export const MESSAGES_PER_APPLY = 500;
+/**
+ * Messages applied together: their writes go out at once, then their offsets are resolved. Large
+ * enough that a fetched batch (FETCH_BYTES_PER_PARTITION) is one chunk, so a product's versions in
+ * it are coalesced (ADR 0034 "Coalescing").
+ */
+export const MESSAGES_PER_APPLY = 10_000;
+
+/**
+ * kafkajs maxBytesPerPartition for the projector: a burst's fetch holds several versions of the
+ * same products (about 700 bytes an event, so ~6,000 events), which coalesce into one write each.
+ */
+export const FETCH_BYTES_PER_PARTITION = 4 * 1024 * 1024;
 
 type ProductEnvelope = EnvelopeOf<typeof PRODUCTS_TOPIC>;
 

@@ -1,6 +1,6 @@
 import { EnvelopeOf } from '@mw/contracts';
 import { ProjectionMetrics } from './projection.metrics';
-import { decide, decideBatch, SeenVersion } from './read-model';
+import { decide, decideBatch } from './read-model';
 import { ReadModelRepository } from './read-model.repository';
 
 type ProductEnvelope = EnvelopeOf<'catalog.products.v1'>;
@@ -34,14 +34,7 @@ export class ProjectorService {
    */
   async applyAll(events: readonly ProductEnvelope[]): Promise<void> {
     if (events.length === 0) return;
-    const ids = [...new Set(events.map((e) => e.payload.product_id))];
-    const seen = new Map<string, SeenVersion>();
-    await Promise.all(
-      ids.map(async (id) => {
-        const v = await this.repo.seen(id);
-        if (v) seen.set(id, v);
-      }),
-    );
+    const seen = await this.repo.seenAll([...new Set(events.map((e) => e.payload.product_id))]);
     const batch = decideBatch(events, this.periodDays, seen);
     if (batch.writes.length > 0) await this.repo.applyAll(batch.writes, batch.seen);
     const now = Date.now();

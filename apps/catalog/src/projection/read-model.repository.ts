@@ -106,24 +106,49 @@ export class ReadModelRepository {
     await Promise.all(calls);
   }
 
+  /**
+   * What the projector last applied for many products: one `IN` read per SEEN_PER_READ products
+   * instead of one request each (the driver's per-request CPU was most of the read cost).
+   */
+  async seenAll(productIds: readonly string[]): Promise<Map<string, SeenVersion>> {
+    const out = new Map<string, SeenVersion>();
+    const reads: Promise<void>[] = [];
+    for (let i = 0; i < productIds.length; i += SEEN_PER_READ) {
+      const ids = productIds.slice(i, i + SEEN_PER_READ);
+      reads.push(
+        this.client
+          .execute(`${SELECT_SEEN} IN ?`, [ids], { prepare: true, fetchSize: SEEN_PER_READ + 1 })
+          .then((rs) => {
+            for (const r of rs.rows) {
+              const v = toSeen(r);
+              out.set(v.product_id, v);
+            }
+          }),
+      );
+    }
+    await Promise.all(reads);
+    return out;
+  }
+
   /** What the projector last applied for a product, or null. */
   async seen(productId: string): Promise<SeenVersion | null> {
-    const r = (
-      await this.client.execute(
-        'SELECT product_id, version, deleted, ancestors, created_at FROM product_versions WHERE product_id = ?',
-        [productId],
-        { prepare: true },
-      )
-    ).first();
-    if (!r) return null;
-    return {
-      product_id: r.get('product_id') as string,
-      version: Number(r.get('version')),
-      deleted: r.get('deleted') === true,
-      ancestors: (r.get('ancestors') as string[] | null) ?? [],
-      created_at: r.get('created_at') as Date,
-    };
+    const r = (await this.client.execute(`${SELECT_SEEN} = ?`, [productId], { prepare: true })).first();
+    return r ? toSeen(r) : null;
   }
+}
+
+/** Products per `IN` read of product_versions (seenAll): a coordinator's fan-out stays small. */
+export const SEEN_PER_READ = 100;
+const SELECT_SEEN = 'SELECT product_id, version, deleted, ancestors, created_at FROM product_versions WHERE product_id';
+
+function toSeen(r: types.Row): SeenVersion {
+  return {
+    product_id: r.get('product_id') as string,
+    version: Number(r.get('version')),
+    deleted: r.get('deleted') === true,
+    ancestors: (r.get('ancestors') as string[] | null) ?? [],
+    created_at: r.get('created_at') as Date,
+  };
 }
 
 /** The row statements of one plan (the seen version apart: it is written after all of them). */
