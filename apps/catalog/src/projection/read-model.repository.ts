@@ -19,6 +19,17 @@ interface Write {
  */
 export const STATEMENTS_PER_BATCH = 20;
 
+/**
+ * Single-statement partitions packed into one unlogged batch: Cassandra's
+ * unlogged_batch_across_partitions_warn_threshold (10). On a cluster such a batch is not
+ * token-aware (its coordinator forwards to the other replicas); the rows of a category partition
+ * are never mixed.
+ */
+export const PARTITIONS_PER_BATCH = 10;
+
+/** Write requests one applyAll keeps in flight (writeGrouped). */
+export const REQUESTS_IN_FLIGHT = 128;
+
 const UPSERT_PRODUCT = `INSERT INTO products_by_id (product_id, version, name, category_id, ancestors, price, currency, attributes, list_price, retail_price, pct_savings, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`;
 const DELETE_PRODUCT = 'DELETE FROM products_by_id USING TIMESTAMP ? WHERE product_id = ?';
@@ -89,21 +100,39 @@ export class ReadModelRepository {
       if (group) group.push(w);
       else byPartition.set(w.partition, [w]);
     }
-    const calls: Promise<unknown>[] = [];
+    const requests: Write[][] = [];
+    // A partition's lone statement (a product's card or seen version) shares an unlogged batch
+    // with up to PARTITIONS_PER_BATCH others: one request instead of ten for the driver, still
+    // one mutation per partition on the replicas.
+    let lone: Write[] = [];
     for (const group of byPartition.values()) {
-      for (let i = 0; i < group.length; i += STATEMENTS_PER_BATCH) {
-        const part = group.slice(i, i + STATEMENTS_PER_BATCH);
-        calls.push(
-          part.length === 1
-            ? this.client.execute(part[0]!.query, part[0]!.params, { prepare: true })
-            : this.client.batch(
-                part.map((w) => ({ query: w.query, params: w.params })),
-                { prepare: true, logged: false },
-              ),
-        );
+      if (group.length === 1) {
+        lone.push(group[0]!);
+        if (lone.length === PARTITIONS_PER_BATCH) {
+          requests.push(lone);
+          lone = [];
+        }
+        continue;
       }
+      for (let i = 0; i < group.length; i += STATEMENTS_PER_BATCH)
+        requests.push(group.slice(i, i + STATEMENTS_PER_BATCH));
     }
-    await Promise.all(calls);
+    if (lone.length > 0) requests.push(lone);
+    // A whole fetched batch is thousands of requests: at most REQUESTS_IN_FLIGHT at once, below
+    // the driver's in-flight limit per connection (2,048) even with every partition consuming.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < requests.length) {
+        const part = requests[next++]!;
+        await (part.length === 1
+          ? this.client.execute(part[0]!.query, part[0]!.params, { prepare: true })
+          : this.client.batch(
+              part.map((w) => ({ query: w.query, params: w.params })),
+              { prepare: true, logged: false },
+            ));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(REQUESTS_IN_FLIGHT, requests.length) }, worker));
   }
 
   /**
