@@ -41,10 +41,11 @@ const message = (offset: number, value: string): KafkaMessage =>
 /** The projector's port, recording what reached it and in which order with the offsets resolved. */
 class Recorder {
   readonly log: string[] = [];
-  failGrouped = false;
+  /** How many grouped applies fail from now on. */
+  failGrouped = 0;
   async applyAll(events: readonly Env[]): Promise<void> {
     this.log.push(`applyAll:${events.length}`);
-    if (this.failGrouped) throw new Error('Cassandra write timeout');
+    if (this.failGrouped-- > 0) throw new Error('Cassandra write timeout');
   }
   async apply(e: Env): Promise<void> {
     this.log.push(`apply:${e.payload.product_id.slice(-2)}`);
@@ -87,11 +88,18 @@ describe('ProjectorBatches (the projector eachBatch)', () => {
     expect(dlq).toEqual([`${PRODUCTS_TOPIC}.dlq`]);
   });
 
-  it('a failed grouped apply goes message by message through the runner before anything is resolved', async () => {
+  it('a grouped apply that fails twice goes message by message through the runner before anything is resolved', async () => {
     const { rec, run } = setUp([0, 1].map((i) => message(30 + i, JSON.stringify(created(i)))));
-    rec.failGrouped = true;
+    rec.failGrouped = Infinity;
     await run();
-    expect(rec.log).toEqual(['applyAll:2', 'apply:00', 'apply:01', 'resolve:31']);
+    expect(rec.log).toEqual(['applyAll:2', 'apply:00', 'applyAll:1', 'apply:01', 'resolve:31']);
+  });
+
+  it('after a failed grouped apply, the first message goes alone (waiting out an outage) and the rest as a group again', async () => {
+    const { rec, run } = setUp([0, 1, 2].map((i) => message(40 + i, JSON.stringify(created(i)))));
+    rec.failGrouped = 1;
+    await run();
+    expect(rec.log).toEqual(['applyAll:3', 'apply:00', 'applyAll:2', 'resolve:42']);
   });
 
   it('resolves chunk by chunk', async () => {
