@@ -10,7 +10,7 @@ import { ListingRepository } from './listing.repository';
 
 export interface ListingPage {
   readonly category: { readonly id: string; readonly slug: string; readonly name: string };
-  readonly items: ListingRow[];
+  readonly items: readonly ListingRow[];
   readonly next_cursor: string | null;
 }
 
@@ -24,6 +24,11 @@ const MAX_CACHED_CATEGORIES = 10_000;
 /** The read side served from Cassandra. */
 @Injectable()
 export class ListingService {
+  /** First pages being read now, by category and page size (single flight, see newest). */
+  private readonly firstPages = new Map<
+    string,
+    Promise<{ items: readonly ListingRow[]; next_cursor: string | null }>
+  >();
   private readonly periodsCache = new Map<
     string,
     { readonly periods: Promise<number[]>; readonly until: number }
@@ -48,13 +53,32 @@ export class ListingService {
 
   /**
    * The newest rows after `after`: in the common case one partition read (the newest period holds
-   * a page), the category's periods coming from a short-lived cache.
+   * a page), the category's periods coming from a short-lived cache. A first page asked for while
+   * the same one is being read shares that read (single flight): it is as fresh as a read that
+   * started while the request was already waiting, and a hot category's burst of identical
+   * requests costs Cassandra one read instead of one each. Nothing is kept once the read returns.
    */
-  async newest(
+  newest(
     categoryId: string,
     limit: number,
     after: ListingPosition | null,
-  ): Promise<{ items: ListingRow[]; next_cursor: string | null }> {
+  ): Promise<{ items: readonly ListingRow[]; next_cursor: string | null }> {
+    if (after !== null) return this.read(categoryId, limit, after);
+    const key = `${categoryId}/${limit}`;
+    const inFlight = this.firstPages.get(key);
+    if (inFlight) return inFlight;
+    const page = this.read(categoryId, limit, null);
+    this.firstPages.set(key, page);
+    const done = () => this.firstPages.delete(key);
+    void page.then(done, done);
+    return page;
+  }
+
+  private async read(
+    categoryId: string,
+    limit: number,
+    after: ListingPosition | null,
+  ): Promise<{ items: readonly ListingRow[]; next_cursor: string | null }> {
     const { items, more } = await newestPage(
       await this.periodsOf(categoryId),
       (period, n, from) => this.repo.periodPage(categoryId, period, n, from),

@@ -6,6 +6,7 @@ export class ProjectionMetrics {
   readonly lastLag: Gauge;
   readonly applied: Counter<'type'>;
   readonly skipped: Counter<'type' | 'reason'>;
+  readonly coalesced: Counter;
   readonly consumerUp: Gauge;
   readonly consumerCrashes: Counter<'restart'>;
 
@@ -32,6 +33,11 @@ export class ProjectionMetrics {
       name: 'catalog_projection_events_skipped_total',
       help: 'Events refused because the product already has that or a newer version (duplicate, stale, after-delete)',
       labelNames: ['type', 'reason'],
+      registers: [registry],
+    });
+    this.coalesced = new Counter({
+      name: 'catalog_projection_events_coalesced_total',
+      help: 'Applied events whose rows were not written because a newer version of the product in the same batch was (also counted in catalog_projection_events_total)',
       registers: [registry],
     });
     this.consumerUp = new Gauge({

@@ -2,7 +2,7 @@ import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import { createMessage, EnvelopeOf } from '@mw/contracts';
 import { ConsumerRunner, KafkaPublisher } from '@mw/messaging';
-import { PRODUCTS_TOPIC, ProjectorBatches } from './projector-batch';
+import { MESSAGES_PER_APPLY, PRODUCTS_TOPIC, ProjectorBatches } from './projector-batch';
 import { ProjectorService } from './projector.service';
 
 type Env = EnvelopeOf<'catalog.products.v1'>;
@@ -41,10 +41,11 @@ const message = (offset: number, value: string): KafkaMessage =>
 /** The projector's port, recording what reached it and in which order with the offsets resolved. */
 class Recorder {
   readonly log: string[] = [];
-  failGrouped = false;
+  /** How many grouped applies fail from now on. */
+  failGrouped = 0;
   async applyAll(events: readonly Env[]): Promise<void> {
     this.log.push(`applyAll:${events.length}`);
-    if (this.failGrouped) throw new Error('Cassandra write timeout');
+    if (this.failGrouped-- > 0) throw new Error('Cassandra write timeout');
   }
   async apply(e: Env): Promise<void> {
     this.log.push(`apply:${e.payload.product_id.slice(-2)}`);
@@ -87,16 +88,24 @@ describe('ProjectorBatches (the projector eachBatch)', () => {
     expect(dlq).toEqual([`${PRODUCTS_TOPIC}.dlq`]);
   });
 
-  it('a failed grouped apply goes message by message through the runner before anything is resolved', async () => {
+  it('a grouped apply that fails twice goes message by message through the runner before anything is resolved', async () => {
     const { rec, run } = setUp([0, 1].map((i) => message(30 + i, JSON.stringify(created(i)))));
-    rec.failGrouped = true;
+    rec.failGrouped = Infinity;
     await run();
-    expect(rec.log).toEqual(['applyAll:2', 'apply:00', 'apply:01', 'resolve:31']);
+    expect(rec.log).toEqual(['applyAll:2', 'apply:00', 'applyAll:1', 'apply:01', 'resolve:31']);
+  });
+
+  it('after a failed grouped apply, the first message goes alone (waiting out an outage) and the rest as a group again', async () => {
+    const { rec, run } = setUp([0, 1, 2].map((i) => message(40 + i, JSON.stringify(created(i)))));
+    rec.failGrouped = 1;
+    await run();
+    expect(rec.log).toEqual(['applyAll:3', 'apply:00', 'applyAll:2', 'resolve:42']);
   });
 
   it('resolves chunk by chunk', async () => {
-    const { rec, run } = setUp(Array.from({ length: 501 }, (_, i) => message(i, JSON.stringify(created(i)))));
+    const n = MESSAGES_PER_APPLY;
+    const { rec, run } = setUp(Array.from({ length: n + 1 }, (_, i) => message(i, JSON.stringify(created(i)))));
     await run();
-    expect(rec.log).toEqual(['applyAll:500', 'resolve:499', 'applyAll:1', 'resolve:500']);
+    expect(rec.log).toEqual([`applyAll:${n}`, `resolve:${n - 1}`, 'applyAll:1', `resolve:${n}`]);
   });
 });

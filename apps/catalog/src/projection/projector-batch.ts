@@ -6,8 +6,18 @@ import { ProjectorService } from './projector.service';
 
 export const PRODUCTS_TOPIC = 'catalog.products.v1';
 
-/** Messages applied together: their writes go out at once, then their offsets are resolved. */
-export const MESSAGES_PER_APPLY = 500;
+/**
+ * Messages applied together: their writes go out at once, then their offsets are resolved. Large
+ * enough that a fetched batch (FETCH_BYTES_PER_PARTITION) is one chunk, so a product's versions in
+ * it are coalesced (ADR 0034 "Coalescing").
+ */
+export const MESSAGES_PER_APPLY = 10_000;
+
+/**
+ * kafkajs maxBytesPerPartition for the projector: a burst's fetch holds several versions of the
+ * same products (about 700 bytes an event, so ~6,000 events), which coalesce into one write each.
+ */
+export const FETCH_BYTES_PER_PARTITION = 4 * 1024 * 1024;
 
 type ProductEnvelope = EnvelopeOf<typeof PRODUCTS_TOPIC>;
 
@@ -16,8 +26,9 @@ type ProductEnvelope = EnvelopeOf<typeof PRODUCTS_TOPIC>;
  * in chunks: every plain message of a chunk (a valid envelope, not a redrive) is applied with
  * ProjectorService.applyAll — few round trips, one mutation per Cassandra partition — and its
  * offsets are resolved only after Cassandra acknowledged every write. Whatever is not plain
- * (unparseable, invalid, redriven) and every message of a chunk whose grouped apply failed goes
- * through the ConsumerRunner one at a time, as before: it validates, waits out a Cassandra outage
+ * (unparseable, invalid, redriven) and every message of a chunk whose grouped apply failed twice
+ * (before and after its first message went through the runner alone) goes through the
+ * ConsumerRunner one at a time, as before: it validates, waits out a Cassandra outage
  * holding the partition, retries, dead-letters exactly the message that cannot succeed. Applying
  * a message twice is harmless (versions and USING TIMESTAMP), so a chunk redone after a crash or a
  * failed grouped apply changes nothing.
@@ -44,10 +55,21 @@ export class ProjectorBatches {
         if (envelope) plain.push({ record, envelope });
         else oneByOne.push(record);
       }
+      const where = `${batch.topic}/${batch.partition}@${chunk[0]!.offset}`;
       const together = await inBatchSpan(batch.topic, plain.map((p) => p.record), () =>
-        this.applyTogether(plain.map((p) => p.envelope), heartbeat, `${batch.topic}/${batch.partition}@${chunk[0]!.offset}`),
+        this.applyTogether(plain.map((p) => p.envelope), heartbeat, where),
       );
-      if (!together) oneByOne.unshift(...plain.map((p) => p.record));
+      const [first, ...rest] = plain;
+      if (!together && first) {
+        // The runner applies the first message alone: it waits out a Cassandra outage (or
+        // dead-letters that message). Then the rest is tried as a group once more, so a chunk of
+        // thousands is not applied one by one only because Cassandra was down a moment.
+        await this.runner.run(PRODUCTS_TOPIC, first.record, (e) => this.projector.apply(e));
+        const again = await inBatchSpan(batch.topic, rest.map((p) => p.record), () =>
+          this.applyTogether(rest.map((p) => p.envelope), heartbeat, where),
+        );
+        if (!again) oneByOne.unshift(...rest.map((p) => p.record));
+      }
       for (const record of oneByOne)
         await this.runner.run(PRODUCTS_TOPIC, record, (e) => this.projector.apply(e));
       resolveOffset(chunk[chunk.length - 1]!.offset);

@@ -10,7 +10,7 @@ import { connectReadModelKeyspace } from '../test/read-model-keyspace';
 
 const ROOT = join(__dirname, '../../../..');
 const BUNDLE = join(ROOT, 'dist/apps/catalog-projector/main.js');
-/** Two chunks (MESSAGES_PER_APPLY) per partition and wave: a kill in the first leaves the second undone. */
+/** 1,000 events per partition and wave, fetched in one or a few chunks: a kill while the first lands leaves the rest undone. */
 const PRODUCTS = 3000;
 /** ProductCreated v1, then price changes v2 and v3: 9,000 events, three waves, a kill in each. */
 const VERSIONS = 3;

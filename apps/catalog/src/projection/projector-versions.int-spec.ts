@@ -3,6 +3,7 @@ import { createMessage, EnvelopeOf } from '@mw/contracts';
 import { uniqueName } from '@mw/testing';
 import { connectReadModelKeyspace } from '../test/read-model-keyspace';
 import { ProjectorService } from './projector.service';
+import { decideBatch } from './read-model';
 import { ReadModelRepository } from './read-model.repository';
 
 const PERIOD_DAYS = 4;
@@ -119,6 +120,58 @@ describe('projector versions: no resurrection, no orphan rows', () => {
     // And a move after that starts from where the product really is.
     await projector.apply(moved(id, 4, B, C));
     expect(await listedIn(id)).toEqual([C, ROOT].sort());
+  });
+
+  const seenVersion = async (id: string): Promise<number> =>
+    Number(
+      (
+        await cass.execute('SELECT version FROM product_versions WHERE product_id = ?', [id], {
+          prepare: true,
+        })
+      ).first()?.['version'] ?? 0,
+    );
+  const rowsOf = async (id: string) =>
+    (
+      await cass.execute('SELECT category_id, product_id, version, price FROM products_by_category', [], {
+        fetchSize: 5000,
+      })
+    ).rows
+      .filter((r) => r['product_id'] === id)
+      .map((r) => `${r['category_id'] as string}:v${Number(r['version'])}:${Number(r['price'])}`)
+      .sort();
+
+  it('a batch coalescing several versions of a product, moved twice in the middle, ends at the newest version in the right rows only', async () => {
+    const id = '65f0000000000000000000d4';
+    const other = '65f0000000000000000000d5';
+    await projector.applyAll([created(id, 1, A)]);
+    // One fetched batch: a price change in A, moved to B, moved on to C, a price change in C, and
+    // another product between them. Only v5 is written; the rows of A (left at v2) and of B
+    // (passed through inside the batch) must still go.
+    await projector.applyAll([
+      priced(id, 2, A, 90_000),
+      moved(id, 3, A, B),
+      created(other, 1, B),
+      moved(id, 4, B, C),
+      priced(id, 5, C, 70_000),
+    ]);
+    expect(await rowsOf(id)).toEqual([`${C}:v5:70000`, `${ROOT}:v5:70000`].sort());
+    expect((await card(id))[0]?.['category_id']).toBe(C);
+    expect(Number((await card(id))[0]?.['version'])).toBe(5);
+    expect(await seenVersion(id)).toBe(5);
+    expect(await listedIn(other)).toEqual([B, ROOT].sort());
+
+    // A stale batch written after it — an overlapping consumer during a rebalance, past the
+    // version check — is shadowed by the newer timestamps: its coalesced rows change nothing.
+    const repo = new ReadModelRepository(cass);
+    const stale = decideBatch(
+      [priced(id, 2, A, 1), moved(id, 3, A, B), priced(id, 4, B, 2)],
+      PERIOD_DAYS,
+      new Map(),
+    );
+    expect(stale.writes).toHaveLength(1);
+    await repo.applyAll(stale.writes, []);
+    expect(await rowsOf(id)).toEqual([`${C}:v5:70000`, `${ROOT}:v5:70000`].sort());
+    expect(Number((await card(id))[0]?.['price'])).toBe(70_000);
   });
 
   it('a delete after a lost move removes the rows where the product is actually listed', async () => {

@@ -7,7 +7,7 @@ import { CatalogConfig, projectorConcurrency } from '../config';
 import { CATALOG_CONFIG } from '../shared/tokens';
 import { ConsumerSignal, ConsumerStatus, isReady, nextStatus } from './consumer-status';
 import { ProjectionMetrics } from './projection.metrics';
-import { ProjectorBatches } from './projector-batch';
+import { FETCH_BYTES_PER_PARTITION, ProjectorBatches } from './projector-batch';
 import { ProjectorService } from './projector.service';
 
 export { PRODUCTS_TOPIC } from './projector-batch';
@@ -51,6 +51,7 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
       allowAutoTopicCreation: false,
       sessionTimeout: this.config.KAFKA_SESSION_TIMEOUT_MS,
       heartbeatInterval: this.config.KAFKA_HEARTBEAT_INTERVAL_MS,
+      maxBytesPerPartition: FETCH_BYTES_PER_PARTITION,
     });
     this.consumer = consumer;
     this.metrics.consumerUp.set(0);

@@ -1,6 +1,6 @@
 import { EnvelopeOf } from '@mw/contracts';
 import { ProjectionMetrics } from './projection.metrics';
-import { decide, decideBatch, SeenVersion } from './read-model';
+import { decide, decideBatch } from './read-model';
 import { ReadModelRepository } from './read-model.repository';
 
 type ProductEnvelope = EnvelopeOf<'catalog.products.v1'>;
@@ -28,27 +28,19 @@ export class ProjectorService {
 
   /**
    * A consumed batch at once (ADR 0034 "Batches"): one read of each product's seen version, the
-   * same decisions as one event at a time (decideBatch), the rows grouped per Cassandra partition,
-   * then the seen versions. Resolves only once Cassandra acknowledged every write.
+   * same decisions as one event at a time (decideBatch), each product's versions coalesced into
+   * one plan (coalesce), the rows grouped per Cassandra partition, then the seen versions.
+   * Resolves only once Cassandra acknowledged every write.
    */
   async applyAll(events: readonly ProductEnvelope[]): Promise<void> {
     if (events.length === 0) return;
-    const ids = [...new Set(events.map((e) => e.payload.product_id))];
-    const seen = new Map<string, SeenVersion>();
-    await Promise.all(
-      ids.map(async (id) => {
-        const v = await this.repo.seen(id);
-        if (v) seen.set(id, v);
-      }),
-    );
+    const seen = await this.repo.seenAll([...new Set(events.map((e) => e.payload.product_id))]);
     const batch = decideBatch(events, this.periodDays, seen);
-    if (batch.plans.length > 0)
-      await this.repo.applyAll(
-        batch.plans.map((p) => p.plan),
-        batch.seen,
-      );
+    if (batch.writes.length > 0) await this.repo.applyAll(batch.writes, batch.seen);
     const now = Date.now();
     for (const s of batch.skipped) this.metrics?.skip(s.event.type, s.reason);
+    // an event coalesced into a newer version of its product is applied when that version is
     for (const p of batch.plans) this.metrics?.observe(p.event.type, p.event.occurred_at, now);
+    this.metrics?.coalesced.inc(batch.plans.length - batch.writes.length);
   }
 }

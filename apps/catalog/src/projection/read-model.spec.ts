@@ -1,4 +1,5 @@
 import {
+  coalesce,
   decide,
   decideBatch,
   planFor,
@@ -215,6 +216,58 @@ describe('read-model projection rules', () => {
       ]);
       // the move to B (v5) removes the listing in A the stored v2 and the batch's v3 made
       expect(batch.plans[2]!.plan.deleteRows.map((r) => r.category_id)).toEqual(['android']);
+    });
+
+    it('writes one plan per product: the newest version, deleting every row position an earlier version of the batch had', () => {
+      const A = ['electronics', 'phones', 'android'];
+      const B = ['electronics', 'tablets', 'ipad'];
+      const C = ['electronics', 'phones', 'ios'];
+      const stored: SeenVersion = {
+        product_id: snap.product_id,
+        version: 1,
+        deleted: false,
+        ancestors: A,
+        created_at: new Date(snap.created_at),
+      };
+      const moved = (version: number, from: string[], to: string[]): ProductEvent => ({
+        type: 'ProductCategoryChanged',
+        payload: { ...snap, version, ancestors: to, category_id: to[2]!, previous_ancestors: from },
+      });
+      // price change in A, moved to B, moved on to C, price change in C — and another product
+      const events = [ev(2, A), moved(3, A, B), other(7), moved(4, B, C), ev(5, C)];
+      const batch = decideBatch(events, 8, new Map([[snap.product_id, stored]]));
+      expect(batch.plans).toHaveLength(5);
+      expect(batch.writes).toHaveLength(2);
+      const w = batch.writes.find((p) => p.seen.product_id === snap.product_id)!;
+      expect(w.timestamp).toBe(writeTimestamp(new Date(snap.created_at), 5));
+      expect(w.upsertProduct?.version).toBe(5);
+      expect(w.upsertRows.map((r) => [r.category_id, r.version])).toEqual([
+        ['electronics', 5],
+        ['phones', 5],
+        ['ios', 5],
+      ]);
+      // android (left at v3), tablets and ipad (passed through at v3, left at v4); never a kept row
+      expect(w.deleteRows.map((r) => r.category_id).sort()).toEqual(['android', 'ipad', 'tablets']);
+      expect(w.seen).toMatchObject({ version: 5, ancestors: C });
+      expect(batch.writes.find((p) => p.seen.product_id !== snap.product_id)?.seen.version).toBe(7);
+    });
+
+    it('coalesces into a delete: the product and every row position of the batch go', () => {
+      const A = ['electronics', 'phones', 'android'];
+      const B = ['electronics', 'tablets', 'ipad'];
+      const [w] = coalesce(
+        decideBatch([ev(2, A), ev(3, B), ev(4, B, 'ProductDeleted')], 8, new Map()).plans.map((p) => p.plan),
+      );
+      expect(w?.deleteProduct).toBe(snap.product_id);
+      expect(w?.upsertRows).toEqual([]);
+      expect(w?.deleteRows.map((r) => r.category_id).sort()).toEqual([
+        'android',
+        'electronics',
+        'ipad',
+        'phones',
+        'tablets',
+      ]);
+      expect(w?.timestamp).toBe(writeTimestamp(new Date(snap.created_at), 4));
     });
 
     it('refuses everything after a delete in the same batch', () => {

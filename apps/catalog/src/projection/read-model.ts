@@ -235,8 +235,10 @@ export function productRow(s: SnapshotLike): ProductRow {
 }
 
 export interface BatchDecisions<E extends ProductEvent> {
-  /** Plans to write, in the order of their events. */
+  /** The plan of every applied event, in the order of the events. */
   readonly plans: readonly { readonly event: E; readonly plan: ProjectionPlan }[];
+  /** What is written: one plan per product, its applied versions coalesced (coalesce). */
+  readonly writes: readonly ProjectionPlan[];
   readonly skipped: readonly { readonly event: E; readonly reason: 'duplicate' | 'stale' | 'after-delete' }[];
   /** Per product, the newest version the batch applies: written after every row of every plan. */
   readonly seen: readonly SeenVersion[];
@@ -268,5 +270,49 @@ export function decideBatch<E extends ProductEvent>(
     current.set(id, d.plan.seen);
     applied.set(id, d.plan.seen);
   }
-  return { plans, skipped, seen: [...applied.values()] };
+  return { plans, writes: coalesce(plans.map((p) => p.plan)), skipped, seen: [...applied.values()] };
+}
+
+/**
+ * One plan per product for the plans of a batch (ADR 0034 "Coalescing"): a burst updates the same
+ * products again and again, and only the newest version's rows need writing. Each product's plans
+ * come in increasing version (decideBatch applies nothing older than what it applied before), so
+ * the last one is the newest. Its plan is written as it is, at its own (the highest) timestamp,
+ * and it also deletes every row position an earlier plan of the batch wrote or deleted that the
+ * newest version does not list: a category it passed through inside the batch, or one it left.
+ * Deleting at the newest timestamp is right for those rows: no version up to the newest lists the
+ * product there any more, and a later version writes with a bigger timestamp. A stale batch (an
+ * overlapping consumer during a rebalance) still carries only timestamps of its own versions, so
+ * it cannot overwrite a newer one (ADR 0032 §4).
+ */
+export function coalesce(plans: readonly ProjectionPlan[]): ProjectionPlan[] {
+  const byProduct = new Map<string, ProjectionPlan[]>();
+  for (const plan of plans) {
+    const list = byProduct.get(plan.seen.product_id);
+    if (list) list.push(plan);
+    else byProduct.set(plan.seen.product_id, [plan]);
+  }
+  const out: ProjectionPlan[] = [];
+  for (const list of byProduct.values()) {
+    const newest = list[list.length - 1];
+    if (!newest) continue;
+    if (list.length === 1) {
+      out.push(newest);
+      continue;
+    }
+    const kept = new Set(newest.upsertRows.map((r) => r.category_id));
+    const deletes = new Map<string, CategoryRow>();
+    for (const r of newest.deleteRows) deletes.set(r.category_id, r);
+    for (const plan of list)
+      for (const r of [...plan.upsertRows, ...plan.deleteRows])
+        if (!kept.has(r.category_id) && !deletes.has(r.category_id))
+          deletes.set(r.category_id, {
+            category_id: r.category_id,
+            bucket: r.bucket,
+            created_at: r.created_at,
+            product_id: r.product_id,
+          });
+    out.push({ ...newest, deleteRows: [...deletes.values()] });
+  }
+  return out;
 }
