@@ -31,6 +31,8 @@ import { CheckoutService } from './checkout.service';
 import { OrdersController } from './orders.controller';
 import { ORDERS_COLLECTION, OrdersRepository, REJECTIONS_COLLECTION } from './orders.repository';
 import type { Order } from './order';
+import { OperationsController } from '../operations/operations.controller';
+import { StuckOrders } from '../operations/operations.service';
 import { OrdersQueries } from './orders.service';
 
 type Cfg = Readonly<OrdersConfig>;
@@ -133,6 +135,7 @@ export class OrdersModule {
       controllers: [
         OrdersController,
         LifecycleController,
+        OperationsController,
         ...sagaControllers({
           checkout: config.ORDERS_CHECKOUT_TOPIC,
           inventoryEvents: config.INVENTORY_EVENTS_TOPIC,
@@ -240,6 +243,11 @@ export class OrdersModule {
           useFactory: (m: Metrics, r: OrdersRepository) =>
             new SagaOverdueMetrics(m.registry, r, overdueGraceMs(config.SAGA_SWEEP_INTERVAL_MS)),
           inject: [Metrics, OrdersRepository],
+        },
+        {
+          provide: StuckOrders,
+          useFactory: (r: OrdersRepository) => new StuckOrders(r, overdueGraceMs(config.SAGA_SWEEP_INTERVAL_MS)),
+          inject: [OrdersRepository],
         },
         {
           provide: DeadlineSweeper,

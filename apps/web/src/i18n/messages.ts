@@ -21,6 +21,7 @@ export const en = {
   'nav.staff.stock': 'Stock',
   'nav.staff.support': 'Support',
   'nav.staff.operator': 'Operations',
+  'nav.staff.stuck': 'Stuck orders',
   'nav.main': 'Main',
   'zone.label': 'Zone',
   'zone.MSK': 'Moscow',
@@ -162,6 +163,18 @@ export const en = {
   'staff.operator.orders': 'Orders',
   'staff.operator.revenue': 'Revenue',
   'staff.operator.top': 'Top products (revenue, 30 days)',
+  'staff.operator.basket': 'Average basket by day (30 days)',
+  'staff.operator.averageBasket': 'Average basket, ₽',
+  'staff.operator.basketSummary': '{orders} orders sold, average basket {average}',
+  'staff.operator.cancellations': 'Cancellations by reason (30 days)',
+  'staff.operator.cancelled': 'Cancelled orders',
+  'staff.operator.cancellationsSummary': '{cancelled} of {placed} placed orders cancelled',
+  'staff.stuck.title': 'Orders stuck past their saga deadline',
+  'staff.stuck.rule':
+    'Orders whose deadline passed more than {seconds} s ago: the deadline sweeper should have moved them on.',
+  'staff.stuck.none': 'No order is stuck.',
+  'staff.stuck.overdue': 'Overdue',
+  'staff.stuck.seconds': '{seconds} s',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -153,6 +153,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operations/stuck-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Orders stuck past their saga deadline
+         * @description Orders whose saga waits (stock, payment, commit, cancelling) with a deadline that passed more than the sweeper grace ago (3 sweep intervals, at least 30 s — the rule of the `orders_saga_overdue` gauge): the deadline sweeper should have moved them on. Read from the primary, longest overdue first, at most `limit`. Operators only.
+         *
+         *     Access: a token with the role operator.
+         */
+        get: operations["listStuckOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders": {
         parameters: {
             query?: never;
@@ -1126,6 +1148,143 @@ export interface operations {
             /** @description A dependency (database, broker, identity provider) is unavailable, or the rate limiter has no room for a new caller (COMMON.OVERLOADED, with `Retry-After`); retry later */
             503: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStuckOrders: {
+        parameters: {
+            query?: {
+                /** @description At most this many orders */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stuck orders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-21T10:05:00.000Z",
+                     *       "grace_seconds": 30,
+                     *       "orders": [
+                     *         {
+                     *           "order_id": "2080b7bbfd2b207dcbe80bb1",
+                     *           "user_id": "a11ce000-5eed-4000-8000-000000000001",
+                     *           "zone": "MSK",
+                     *           "state": "AWAITING_PAYMENT",
+                     *           "deadline": "2026-11-21T10:01:00.000Z",
+                     *           "overdue_seconds": 240,
+                     *           "total": "7579.80",
+                     *           "updated_at": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO-8601, UTC
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        as_of: string;
+                        /** @description A deadline counts as stuck once it passed this long ago (several sweeper passes) */
+                        grace_seconds: number;
+                        /** @description Longest overdue first */
+                        orders: {
+                            order_id: string;
+                            user_id: string;
+                            zone: string;
+                            /**
+                             * @description The saga state that waits past its deadline
+                             * @enum {string}
+                             */
+                            state: "AWAITING_STOCK" | "AWAITING_PAYMENT" | "COMMITTING" | "CONFIRMED" | "DELIVERING" | "COMPLETED" | "CANCELLING" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601, UTC
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            deadline: string;
+                            /** @description How long ago the deadline passed */
+                            overdue_seconds: number;
+                            /** @description Decimal roubles, two places */
+                            total: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601, UTC
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: `errors[].field` names each offending field (`params.id`, `query.limit`, `body.qty`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid credentials (code AUTH.*) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the role this operation needs (AUTH.FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Matches this document but breaks a rule it cannot state (a referenced resource that does not exist, a cross-field rule, a cursor not issued here); `errors[].field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many calls of this kind by this caller (writes, expensive reads, new guest sessions per address); retry after `Retry-After` seconds (COMMON.RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, broker, identity provider) is unavailable, or the rate limiter has no room for a new caller (COMMON.OVERLOADED, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
