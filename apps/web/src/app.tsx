@@ -23,6 +23,7 @@ import { ZoneProvider } from './shell/zone';
 import { CatalogAdminPage } from './staff/catalog-admin-page';
 import { OperatorPage } from './staff/operator-page';
 import { StockPage } from './staff/stock-page';
+import { KafkaPage } from './staff/kafka-page';
 import { StuckOrdersPage } from './staff/stuck-orders-page';
 import { SupportPage } from './staff/support-page';
 
@@ -138,6 +139,14 @@ export function App({
                       element={
                         <ForRoles roles={['operator']}>
                           <StuckOrdersPage />
+                        </ForRoles>
+                      }
+                    />
+                    <Route
+                      path="/staff/kafka"
+                      element={
+                        <ForRoles roles={['operator']}>
+                          <KafkaPage />
                         </ForRoles>
                       }
                     />

@@ -24,12 +24,9 @@ export const StuckOrder = z.object({
 
 export const StuckOrdersReport = z.object({
   as_of: Timestamp,
-  grace_seconds: z
-    .number()
-    .int()
-    .meta({
-      description: 'A deadline counts as stuck once it passed this long ago (several sweeper passes)',
-    }),
+  grace_seconds: z.number().int().meta({
+    description: 'A deadline counts as stuck once it passed this long ago (several sweeper passes)',
+  }),
   orders: z.array(StuckOrder).meta({ description: 'Longest overdue first' }),
 });
 

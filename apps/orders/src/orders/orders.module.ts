@@ -26,13 +26,13 @@ import { sagaControllers } from '../saga/saga.controllers';
 import { SagaTimeouts } from '../saga/saga';
 import { SagaNudges, SagaService } from '../saga/saga.service';
 import { LifecycleController } from '../lifecycle/lifecycle.controller';
+import { OperationsController } from '../operations/operations.controller';
+import { operationsProviders } from '../operations/operations.providers';
 import { OrderLifecycle } from '../lifecycle/lifecycle.service';
 import { CheckoutService } from './checkout.service';
 import { OrdersController } from './orders.controller';
 import { ORDERS_COLLECTION, OrdersRepository, REJECTIONS_COLLECTION } from './orders.repository';
 import type { Order } from './order';
-import { OperationsController } from '../operations/operations.controller';
-import { StuckOrders } from '../operations/operations.service';
 import { OrdersQueries } from './orders.service';
 
 type Cfg = Readonly<OrdersConfig>;
@@ -244,11 +244,7 @@ export class OrdersModule {
             new SagaOverdueMetrics(m.registry, r, overdueGraceMs(config.SAGA_SWEEP_INTERVAL_MS)),
           inject: [Metrics, OrdersRepository],
         },
-        {
-          provide: StuckOrders,
-          useFactory: (r: OrdersRepository) => new StuckOrders(r, overdueGraceMs(config.SAGA_SWEEP_INTERVAL_MS)),
-          inject: [OrdersRepository],
-        },
+        ...operationsProviders(config),
         {
           provide: DeadlineSweeper,
           useFactory: (r: OrdersRepository, s: SagaService, log: Logger) => new DeadlineSweeper(r, s, log),

@@ -78,6 +78,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {auth.hasRole('support') && <NavLink to="/staff/support">{t('nav.staff.support')}</NavLink>}
           {auth.hasRole('operator') && <NavLink to="/staff/operator">{t('nav.staff.operator')}</NavLink>}
           {auth.hasRole('operator') && <NavLink to="/staff/stuck-orders">{t('nav.staff.stuck')}</NavLink>}
+          {auth.hasRole('operator') && <NavLink to="/staff/kafka">{t('nav.staff.kafka')}</NavLink>}
         </nav>
         <ZonePicker />
         <Account />
