@@ -161,7 +161,7 @@ export const redriveDeadLetters = endpoint({
     'that group goes back to its original topic (same key and value, marked for that group only, its redrive count ' +
     'raised); the redrive keeps its position per group in Kafka, committed message by message after each send, so a ' +
     'repeated or concurrent request moves nothing twice (at worst one message after a crash between send and commit; ' +
-    'consumers de-duplicate by envelope id) and answers `moved: 0`. The DLQ keeps the record (a log): it is listed ' +
+    'the at-least-once delivery every consumer handles) and answers `moved: 0`. The DLQ keeps the record (a log): it is listed ' +
     'as `redriven`. 422 for a topic outside OPS_DLQ_TOPICS. ' +
     opsNote,
   access: operators,
