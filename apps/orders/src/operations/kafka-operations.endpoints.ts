@@ -160,7 +160,7 @@ export const redriveDeadLetters = endpoint({
     'The redrive of `npm run dlq:redrive`: every message `group` parked in `<topic>.dlq` since the last redrive for ' +
     'that group goes back to its original topic (same key and value, marked for that group only, its redrive count ' +
     'raised); the redrive keeps its position per group in Kafka, committed message by message after each send, so a ' +
-    'repeated or concurrent request moves nothing twice (at worst one message after a crash between send and commit; ' +
+    'repeated request moves nothing twice (at worst one message after a crash between send and commit; ' +
     'the at-least-once delivery every consumer handles) and answers `moved: 0`. The DLQ keeps the record (a log): it is listed ' +
     'as `redriven`. 422 for a topic outside OPS_DLQ_TOPICS. ' +
     opsNote,
