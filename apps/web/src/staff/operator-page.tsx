@@ -1,10 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
+import { type UseQueryResult, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { useApi } from '../api/api-context';
 import { unwrap } from '../api/clients';
 import { useMoney, useT } from '../i18n/i18n';
 import { ErrorView, Loading } from '../shell/status';
-import { basketSeries, cancellationSeries } from './analytics-series';
+import { basketSeries, cancellationSeries, type Series } from './analytics-series';
 import { salesByDayAndZone } from './sales';
 
 // chart.js is loaded with the first chart, not with the app (ADR 0013: the size budget)
@@ -89,6 +89,33 @@ export function OperatorPage() {
   );
 }
 
+/** A titled chart of one analytics answer, with its figures in words underneath. */
+function ChartFigure<T>(props: {
+  title: string;
+  query: UseQueryResult<T>;
+  series: (data: T) => Series;
+  caption: (data: T) => string;
+}) {
+  const { title, query } = props;
+  return (
+    <figure className="chart-figure">
+      <h2>{title}</h2>
+      {query.isPending ? (
+        <Loading />
+      ) : query.isError ? (
+        <ErrorView error={query.error} />
+      ) : (
+        <>
+          <Suspense fallback={<Loading />}>
+            <BarChart label={title} series={props.series(query.data)} />
+          </Suspense>
+          <figcaption>{props.caption(query.data)}</figcaption>
+        </>
+      )}
+    </figure>
+  );
+}
+
 function BasketChart() {
   const t = useT();
   const money = useMoney();
@@ -98,29 +125,17 @@ function BasketChart() {
     queryFn: async () => unwrap(await api.orders.GET('/analytics/basket', { params: { query: last30() } })),
   });
   return (
-    <figure className="chart-figure">
-      <h2>{t('staff.operator.basket')}</h2>
-      {basket.isPending ? (
-        <Loading />
-      ) : basket.isError ? (
-        <ErrorView error={basket.error} />
-      ) : (
-        <>
-          <Suspense fallback={<Loading />}>
-            <BarChart
-              label={t('staff.operator.basket')}
-              series={basketSeries(basket.data, t('staff.operator.averageBasket'))}
-            />
-          </Suspense>
-          <figcaption>
-            {t('staff.operator.basketSummary', {
-              orders: String(basket.data.orders),
-              average: money(basket.data.average_basket ?? '0.00'),
-            })}
-          </figcaption>
-        </>
-      )}
-    </figure>
+    <ChartFigure
+      title={t('staff.operator.basket')}
+      query={basket}
+      series={(d) => basketSeries(d, t('staff.operator.averageBasket'))}
+      caption={(d) =>
+        t('staff.operator.basketSummary', {
+          orders: String(d.orders),
+          average: money(d.average_basket ?? '0.00'),
+        })
+      }
+    />
   );
 }
 
@@ -133,28 +148,13 @@ function CancellationsChart() {
       unwrap(await api.orders.GET('/analytics/cancellations', { params: { query: last30() } })),
   });
   return (
-    <figure className="chart-figure">
-      <h2>{t('staff.operator.cancellations')}</h2>
-      {cancellations.isPending ? (
-        <Loading />
-      ) : cancellations.isError ? (
-        <ErrorView error={cancellations.error} />
-      ) : (
-        <>
-          <Suspense fallback={<Loading />}>
-            <BarChart
-              label={t('staff.operator.cancellations')}
-              series={cancellationSeries(cancellations.data, t('staff.operator.cancelled'))}
-            />
-          </Suspense>
-          <figcaption>
-            {t('staff.operator.cancellationsSummary', {
-              cancelled: String(cancellations.data.cancelled),
-              placed: String(cancellations.data.placed),
-            })}
-          </figcaption>
-        </>
-      )}
-    </figure>
+    <ChartFigure
+      title={t('staff.operator.cancellations')}
+      query={cancellations}
+      series={(d) => cancellationSeries(d, t('staff.operator.cancelled'))}
+      caption={(d) =>
+        t('staff.operator.cancellationsSummary', { cancelled: String(d.cancelled), placed: String(d.placed) })
+      }
+    />
   );
 }
