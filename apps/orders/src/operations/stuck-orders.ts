@@ -21,15 +21,15 @@ export interface StuckOrdersReport {
 }
 
 /**
- * Orders waiting in a saga state whose deadline passed more than `graceMs` before `now` — the same
- * rule as the `orders_saga_overdue` gauge (overdueGraceMs): the sweeper has had several passes to
- * fire the deadline, so one still there is stuck (the sweeper is down or fails on it).
+ * The answer for orders found waiting in a saga state whose deadline passed more than `graceMs`
+ * before `now` (the repository's query) — the same rule as the `orders_saga_overdue` gauge
+ * (overdueGraceMs): the sweeper has had several passes to fire the deadline, so one still there is
+ * stuck (the sweeper is down or fails on it).
  */
 export function stuckOrdersReport(orders: readonly Order[], now: Date, graceMs: number): StuckOrdersReport {
-  const before = now.getTime() - graceMs;
   const stuck = orders.flatMap((o): StuckOrder[] => {
     const deadline = o.saga.deadline;
-    if (!deadline || deadline.getTime() > before) return [];
+    if (!deadline) return [];
     return [
       {
         order_id: o.id,
