@@ -15,7 +15,7 @@ export default defineConfig({
     root: __dirname,
     environment: 'jsdom',
     globals: true,
-    include: ['src/**/*.spec.{ts,tsx}'],
+    include: ['src/**/*.spec.{ts,tsx}', 'scripts/**/*.spec.ts'],
     setupFiles: ['src/test-setup.ts'],
     reporters: ['default', join(__dirname, 'scripts/vitest-summary-reporter.ts')],
   },

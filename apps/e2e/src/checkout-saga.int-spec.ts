@@ -104,6 +104,8 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
       30_000,
       `order of checkout ${checkoutId}`,
     );
+    // carts' answer names the order before orders has made it: the same id
+    expect(r.body['order_id']).toBe(order._id);
     return { checkoutId, orderId: order._id, startedAt };
   }
 

@@ -248,6 +248,11 @@ export class Stack {
           PAYMENT_SIM_LATENCY_MAX_MS: '60',
           PAYMENT_SIM_TRANSIENT_ERROR_RATE: '0',
           PAYMENT_SIM_TIMEOUT_RATE: '0',
+          // the operator's Kafka endpoints, as `test` on this run's topics (ops on the registry's in the stack)
+          OPS_KAFKA_USERNAME: this.env.kafkaSasl?.username ?? 'test',
+          ...(this.env.kafkaSasl ? { OPS_KAFKA_PASSWORD: this.env.kafkaSasl.password } : {}),
+          OPS_DLQ_TOPICS: Object.values(this.topics).join(','),
+          OPS_PROJECTOR_GROUP: this.groups.projector,
           PAYMENT_SIM_DECLINE_USERS: this.users.decline,
           PAYMENT_SIM_HANG_USERS: this.users.hang,
         };

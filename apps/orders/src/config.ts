@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { topicNames } from '@mw/contracts';
 import { baseConfigSchema, env, loadConfig } from '@mw/platform';
 
 const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name');
@@ -66,6 +67,21 @@ export const ordersConfigSchema = baseConfigSchema
     /** Analytics reads may come from secondaries (seed 001 §5), at most this far behind the primary. */
     ANALYTICS_READ_PREFERENCE: z.enum(['primary', 'primaryPreferred', 'secondaryPreferred', 'nearest']).default('secondaryPreferred'),
     ANALYTICS_MAX_STALENESS_SECONDS: env.int(90, 90, 3600),
+    /**
+     * The operator's Kafka endpoints (consumer lag, dead letters, redrive) connect as the `ops`
+     * principal (ADR 0009), not as orders: its password (KAFKA_PASSWORD_OPS of infra:env). Without
+     * it (under SASL) those endpoints answer 503 and the rest of the service is unaffected.
+     */
+    OPS_KAFKA_USERNAME: z.string().min(1).default('ops'),
+    OPS_KAFKA_PASSWORD: z.string().min(1).optional(),
+    /** Topics whose dead letters the operator sees (their `<topic>.dlq`): the registry's by default. */
+    OPS_DLQ_TOPICS: z
+      .string()
+      .default(topicNames.join(','))
+      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+      .pipe(z.array(topicName).min(1)),
+    /** The catalog projector's consumer group, named apart in the lag report. */
+    OPS_PROJECTOR_GROUP: z.string().min(1).default('catalog-projector'),
   })
   .superRefine((c, ctx) => {
     if (c.PAYMENT_SIM_LATENCY_MIN_MS > c.PAYMENT_SIM_LATENCY_MAX_MS) {

@@ -23,6 +23,8 @@ import { ZoneProvider } from './shell/zone';
 import { CatalogAdminPage } from './staff/catalog-admin-page';
 import { OperatorPage } from './staff/operator-page';
 import { StockPage } from './staff/stock-page';
+import { KafkaPage } from './staff/kafka-page';
+import { StuckOrdersPage } from './staff/stuck-orders-page';
 import { SupportPage } from './staff/support-page';
 
 /** A page for some roles only: absent (a note, no calls) for everybody else; the services check the role again. */
@@ -129,6 +131,22 @@ export function App({
                       element={
                         <ForRoles roles={['operator']}>
                           <OperatorPage />
+                        </ForRoles>
+                      }
+                    />
+                    <Route
+                      path="/staff/stuck-orders"
+                      element={
+                        <ForRoles roles={['operator']}>
+                          <StuckOrdersPage />
+                        </ForRoles>
+                      }
+                    />
+                    <Route
+                      path="/staff/kafka"
+                      element={
+                        <ForRoles roles={['operator']}>
+                          <KafkaPage />
                         </ForRoles>
                       }
                     />

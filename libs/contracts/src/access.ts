@@ -13,7 +13,8 @@ export type ServicePrincipal = (typeof servicePrincipals)[number];
 
 /**
  * Besides the services: `admin` (super user: tools/infra creates topics and ACLs), `ops` (the
- * operator tools in libs/messaging/scripts: DLQ redrive) and `test` (integration tests and
+ * operator tools in libs/messaging/scripts: DLQ redrive; orders' operator endpoints: lag, dead
+ * letters, redrive) and `test` (integration tests and
  * benchmarks on private topics; never a registry topic).
  */
 export const toolPrincipals = ['admin', 'ops', 'test'] as const;
@@ -134,7 +135,11 @@ function serviceAcls(principal: ServicePrincipal): AclEntry[] {
   return entries;
 }
 
-/** `ops` redrives a group's dead letters: reads every DLQ, writes the topic back, keeps its position in `redrive.*` groups. */
+/**
+ * `ops` redrives a group's dead letters: reads every DLQ, writes the topic back, keeps its position
+ * in `redrive.*` groups (and reads a DLQ for the operator in a `redrive.browse.*` group that commits
+ * nothing); it describes every consumer group, to report their lag (orders' operator endpoints).
+ */
 function opsAcls(): AclEntry[] {
   return [
     ...topicNames.flatMap((t) => [
@@ -143,6 +148,7 @@ function opsAcls(): AclEntry[] {
     ]),
     allow('ops', 'group', 'prefixed', 'redrive.', 'read'),
     allow('ops', 'group', 'prefixed', 'redrive.', 'describe'),
+    allow('ops', 'group', 'literal', '*', 'describe'),
   ];
 }
 

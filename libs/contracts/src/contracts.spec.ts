@@ -1,4 +1,4 @@
-import { createMessage, decodeEnvelope, dlqTopicOf, exportJsonSchemas, topicNames } from './index';
+import { Carts, createMessage, decodeEnvelope, dlqTopicOf, exportJsonSchemas, topicNames } from './index';
 
 const trace = { correlation_id: 'saga-1', causation_id: null };
 const id = '65f000000000000000000001';
@@ -70,3 +70,11 @@ function validEnvelope() {
 function withPayload(payload: unknown) {
   return { ...validEnvelope(), type: 'ReserveStock', payload };
 }
+
+describe('the order id of a checkout', () => {
+  it('is the first 24 hex of sha-256("order:" + checkout_id), the same for every caller', () => {
+    // fixed vector: carts answers it, orders stores the order under it, the web app links to it
+    expect(Carts.orderIdOfCheckout('7d3c9a8e-1b2f-4c5d-9e6f-0a1b2c3d4e5f')).toBe('075e8c74feab546a66758d71');
+    expect(Carts.orderIdOfCheckout('other')).not.toBe(Carts.orderIdOfCheckout('7d3c9a8e-1b2f-4c5d-9e6f-0a1b2c3d4e5f'));
+  });
+});

@@ -103,6 +103,7 @@ acl --add --allow-principal User:ops --operation Read --topic 'orders.orders.v1.
 acl --add --allow-principal User:ops --operation Write --topic 'orders.orders.v1' --resource-pattern-type literal
 acl --add --allow-principal User:ops --operation Read --group 'redrive.' --resource-pattern-type prefixed
 acl --add --allow-principal User:ops --operation Describe --group 'redrive.' --resource-pattern-type prefixed
+acl --add --allow-principal User:ops --operation Describe --group '*' --resource-pattern-type literal
 acl --add --allow-principal User:test --operation All --topic 'test.' --resource-pattern-type prefixed
 acl --add --allow-principal User:test --operation All --topic 'e2e.' --resource-pattern-type prefixed
 acl --add --allow-principal User:test --operation All --topic 'bench.' --resource-pattern-type prefixed

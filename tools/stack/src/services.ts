@@ -191,6 +191,9 @@ export function serviceEnv(
     env['OTEL_EXPORTER_ZIPKIN_ENDPOINT'] = zipkinSpansEndpoint(infra['ZIPKIN_URL']);
   }
   if (s.needs.includes('mongo')) env['MONGO_URL'] = infra['MONGO_URL'] ?? '';
+  // orders' operator endpoints (lag, dead letters, redrive) read Kafka as `ops` (ADR 0009, 0013)
+  const opsPassword = infra[kafkaPasswordVariable('ops')];
+  if (s.name === 'orders' && opsPassword) env['OPS_KAFKA_PASSWORD'] = opsPassword;
   if (s.needs.includes('cassandra')) {
     env['CASSANDRA_CONTACT_POINTS'] = infra['CASSANDRA_CONTACT_POINTS'] ?? '';
     env['CASSANDRA_LOCAL_DATACENTER'] = infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1';

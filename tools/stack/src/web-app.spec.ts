@@ -29,6 +29,14 @@ describe('npm start serves the web app', () => {
     expect(serviceEnv(carts, INFRA, stackSettings({ STACK_WEB: '0' }))['CORS_ORIGINS']).toBeUndefined();
   });
 
+  it('gives orders, and only orders, the ops password for the operator’s Kafka pages', () => {
+    const infra = { ...INFRA, KAFKA_PASSWORD_OPS: 'ops-pw' };
+    const orders = STACK_SERVICES.find((s) => s.name === 'orders')!;
+    expect(serviceEnv(orders, infra, stackSettings({}))['OPS_KAFKA_PASSWORD']).toBe('ops-pw');
+    expect(serviceEnv(carts, infra, stackSettings({}))['OPS_KAFKA_PASSWORD']).toBeUndefined();
+    expect(serviceEnv(orders, INFRA, stackSettings({}))['OPS_KAFKA_PASSWORD']).toBeUndefined();
+  });
+
   it('points the served app at this stack’s services and issuer', () => {
     const root = mkdtempSync(join(tmpdir(), 'web-app-'));
     mkdirSync(join(root, 'dist/apps/web'), { recursive: true });

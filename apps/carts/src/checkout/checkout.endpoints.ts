@@ -7,6 +7,14 @@ const Money = z.string().regex(/^\d+\.\d{2}$/);
 export const CheckoutAnswerBody = z.object({
   cart_id: z.uuid(),
   checkout_id: z.uuid(),
+  order_id: z
+    .string()
+    .regex(/^[0-9a-f]{24}$/)
+    .meta({
+      description:
+        'The order this checkout becomes: orders creates it under this id when it reads the checkout ' +
+        '(GET /orders/{id} answers 404 until then, for a moment — and for good if orders rejects the checkout)',
+    }),
   status: z
     .enum(['active', 'checking_out', 'ordered', 'abandoned', 'merging', 'merged'])
     .meta({ description: "The cart's status now" }),
@@ -22,6 +30,7 @@ export const CheckoutAnswerBody = z.object({
 const example = {
   cart_id: 'ba86a7e1-3f0c-4b8e-9d56-2f1f0c6d7a10',
   checkout_id: '49ad3c1e-7b2f-4c0a-9e51-0d8b6f3a2c77',
+  order_id: 'a430809c8c669b222d050cff',
   status: 'checking_out',
   lines: [
     { product_id: '5eed00000000000000000405', name: 'Huawei Plus черный', qty: 2, unit_price: '3789.90' },

@@ -1,3 +1,4 @@
+import { Carts } from '@mw/contracts';
 import { DEMO_USERS, waitFor } from '@mw/testing';
 import { CartsHarness, oid, sleep, type Who } from '../test/harness';
 import { CheckoutOutboxRepository } from './checkout.repository';
@@ -46,6 +47,8 @@ describe('carts checkout (real Cassandra + Kafka)', () => {
     expect(again.status).toBe(200);
     expect(again.body['checkout_id']).toBe([...ids][0]);
     expect(again.body).toMatchObject({ status: 'checking_out', total: '8569.80', currency: 'RUB' });
+    // every answer names the order the checkout becomes (the id orders derives from the checkout id)
+    for (const a of [...answers, again]) expect(a.body['order_id']).toBe(Carts.orderIdOfCheckout([...ids][0] as string));
 
     await waitFor(async () => h.checkoutsOf(cart).length >= 1, 30_000, 'CheckoutRequested');
     await sleep(2500); // longer than the relay's min age + a pass: a duplicate would have shown

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { createMessage } from '@mw/contracts';
+import { Carts, createMessage } from '@mw/contracts';
 import { KafkaPublisher } from '@mw/messaging';
 import { AppError, FieldProblem, formatMoney, LOGGER, outgoingTrace, traceparentOf } from '@mw/platform';
 import { cartActivity } from '../activity/activity';
@@ -25,6 +25,8 @@ export interface CheckoutAnswer {
   readonly body: {
     readonly cart_id: string;
     readonly checkout_id: string;
+    /** The order this checkout becomes (orders derives it from the checkout id: `Carts.orderIdOfCheckout`). */
+    readonly order_id: string;
     readonly status: Cart['status'];
     readonly lines: readonly { product_id: string; name: string; qty: number; unit_price: string }[];
     readonly total: string;
@@ -199,6 +201,7 @@ export class CheckoutService {
       body: {
         cart_id: cart.cart_id,
         checkout_id: checkoutId,
+        order_id: Carts.orderIdOfCheckout(checkoutId),
         status: cart.status,
         lines: snapshot?.lines ?? [],
         total: snapshot?.total ?? formatMoney(0),

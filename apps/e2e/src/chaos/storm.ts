@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { Carts } from '@mw/contracts';
 import type { TestUser } from '@mw/testing';
 import type { Identity, ServiceName, Stack } from '../stack';
 import { Rng } from './rng';
@@ -233,7 +233,7 @@ export class Storm {
   }
 }
 
-/** The order of a checkout: orders derives its id from the checkout id (ADR 0050), so a redelivered checkout maps to the same order. */
-export const orderIdOf = (checkoutId: string): string => createHash('sha256').update(`order:${checkoutId}`).digest('hex').slice(0, 24);
+/** The order of a checkout: orders derives its id from the checkout id (ADR 0050) by the carts contract's rule, so a redelivered checkout maps to the same order. */
+export const orderIdOf = Carts.orderIdOfCheckout;
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -3,7 +3,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { allowWebOrigin, testEnv, type TestUser, waitFor } from '@mw/testing';
+import { createMessage } from '@mw/contracts';
+import { ensureTopics, KafkaPublisher } from '@mw/messaging';
+import { allowWebOrigin, collectFrom, header, testEnv, type TestUser, waitFor } from '@mw/testing';
 import { Stack } from '../stack';
 import { WebServer } from './web-server';
 
@@ -316,6 +318,84 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
       .waitFor();
   }, 120_000);
 
+  it('the operator sees the run’s orders in a chart and redrives a parked message back to its topic', async () => {
+    // a message parked in this run's inventory-commands DLQ, as ConsumerRunner parks one, by a group
+    // nothing runs (so the redriven copy is handled by nobody and changes nothing)
+    const parkedBy = `e2e-parked-${stack.run}`;
+    const parkedOrder = '0000000000000000000e2e01';
+    await ensureTopics(stack.kafka, [stack.topics.commands], 3);
+    const publisher = new KafkaPublisher(stack.kafka);
+    const parked = createMessage(
+      'inventory.commands.v1',
+      'ReleaseStock',
+      { order_id: parkedOrder },
+      { correlation_id: 'e2e-web-dlq', causation_id: null },
+    );
+    await publisher.sendRaw(`${stack.topics.commands}.dlq`, {
+      key: parkedOrder,
+      value: JSON.stringify(parked.envelope),
+      headers: {
+        'x-dlq-reason': 'planted by the browser test',
+        'x-dlq-error-code': 'E2E.PLANTED',
+        'x-dlq-attempts': '1',
+        'x-dlq-at': new Date().toISOString(),
+        'x-dlq-consumer-group': parkedBy,
+        'x-original-topic': stack.topics.commands,
+      },
+    });
+    await publisher.disconnect();
+
+    const p = await newPage('otto');
+    await p.goto(web.url);
+    await signIn(p, 'otto', 'demo');
+    await p.getByRole('link', { name: 'Operations' }).click();
+    // this run placed orders (one confirmed then cancelled, one declined): the cancellations chart has them
+    const caption = p.getByText(/^\d+ of \d+ placed orders cancelled$/);
+    await waitFor(
+      async () => {
+        await p.reload();
+        const text = await caption.textContent({ timeout: 10_000 }).catch(() => null);
+        const m = /^(\d+) of (\d+)/.exec(text ?? '');
+        return m && Number(m[1]) >= 2 && Number(m[2]) >= 2 ? true : undefined;
+      },
+      60_000,
+      'the analytics read model counts the run’s cancelled orders',
+    );
+    const chart = p.getByRole('img', { name: 'Cancellations by reason (30 days)' });
+    await chart.waitFor();
+    // chart.js drew on the canvas: it is not blank
+    expect(
+      await p.evaluate(`(() => {
+        const canvas = document.querySelector('canvas[aria-label="Cancellations by reason (30 days)"]');
+        const blank = document.createElement('canvas');
+        blank.width = canvas.width;
+        blank.height = canvas.height;
+        return canvas.width > 0 && canvas.toDataURL() !== blank.toDataURL();
+      })()`),
+    ).toBe(true);
+    await p.getByRole('img', { name: 'Average basket by day (30 days)' }).waitFor();
+
+    await p.getByRole('link', { name: 'Kafka' }).click();
+    await p.getByRole('heading', { name: `${stack.topics.commands}.dlq` }).waitFor();
+    await p.getByRole('cell', { name: parkedOrder }).waitFor();
+    await p
+      .getByRole('button', { name: `Redrive ${parkedBy}’s messages to ${stack.topics.commands}` })
+      .click();
+    await p
+      .getByText(`Moved 1 message(s) of ${parkedBy} from ${stack.topics.commands}.dlq back to their topic.`)
+      .waitFor();
+    await p
+      .getByRole('row', { name: new RegExp(parkedOrder) })
+      .getByText('redriven')
+      .waitFor();
+    // the message is back on its topic, marked for the group that parked it
+    const back = await collectFrom(stack.kafka, [stack.topics.commands], (all) =>
+      all.some((m) => m.message.key?.toString() === parkedOrder),
+    );
+    const copy = back.find((m) => m.message.key?.toString() === parkedOrder);
+    expect(header(copy!.message, 'x-redrive-group')).toBe(parkedBy);
+  }, 180_000);
+
   it('no page has a serious or critical accessibility violation (axe-core)', async () => {
     const slug = `web-${stack.run.replace(/_/g, '-')}`.slice(0, 60);
     const found: string[] = [];
@@ -338,6 +418,14 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     await check(page, '/activity', (p) => p.locator('table tbody tr').first().waitFor());
     const stan = pages.find((p) => p.url().includes('/staff/stock')) as Page;
     await check(stan, `/staff/stock?product=${productId}`, (p) => p.getByTestId('available-MSK').waitFor());
+    const otto = pages.find((p) => p.url().includes('/staff/kafka')) as Page;
+    await check(otto, '/staff/operator', (p) =>
+      p.getByRole('img', { name: 'Cancellations by reason (30 days)' }).waitFor(),
+    );
+    await check(otto, '/staff/stuck-orders', (p) =>
+      p.getByRole('heading', { name: 'Orders stuck past their saga deadline' }).waitFor(),
+    );
+    await check(otto, '/staff/kafka', (p) => p.getByRole('heading', { name: 'Dead letters' }).waitFor());
     expect(found).toEqual([]);
   }, 120_000);
 });

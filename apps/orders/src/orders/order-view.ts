@@ -27,7 +27,7 @@ export const OrderStatusEnum = z.enum([
   'cancelling',
   'cancelled',
 ] as const satisfies readonly OrderStatus[]);
-const SagaStateEnum = z.enum([
+export const SagaStateEnum = z.enum([
   'AWAITING_STOCK',
   'AWAITING_PAYMENT',
   'COMMITTING',

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { Carts } from '@mw/contracts';
+import { Carts } from '@mw/contracts';
 import { OrderStatus, Saga, SagaTimeouts, startSaga } from '../saga/saga';
 
 export type { OrderStatus };
@@ -51,11 +50,10 @@ export type OrderDecision =
 
 /**
  * The order id is derived from the checkout id, so a redelivered CheckoutRequested maps to the
- * same order and the unique _id makes the duplicate a no-op.
+ * same order and the unique _id makes the duplicate a no-op. The derivation is the contract's
+ * (`Carts.orderIdOfCheckout`): carts names the same id in its checkout answer.
  */
-export function orderIdFromCheckout(checkoutId: string): string {
-  return createHash('sha256').update(`order:${checkoutId}`).digest('hex').slice(0, 24);
-}
+export const orderIdFromCheckout = Carts.orderIdOfCheckout;
 
 /** Decides whether a checkout can become an order (served zone, consistent total); the saga starts waiting for stock. */
 export function orderFromCheckout(

@@ -26,6 +26,8 @@ import { sagaControllers } from '../saga/saga.controllers';
 import { SagaTimeouts } from '../saga/saga';
 import { SagaNudges, SagaService } from '../saga/saga.service';
 import { LifecycleController } from '../lifecycle/lifecycle.controller';
+import { OperationsController } from '../operations/operations.controller';
+import { operationsProviders } from '../operations/operations.providers';
 import { OrderLifecycle } from '../lifecycle/lifecycle.service';
 import { CheckoutService } from './checkout.service';
 import { OrdersController } from './orders.controller';
@@ -141,6 +143,7 @@ export class OrdersModule {
       controllers: [
         OrdersController,
         LifecycleController,
+        OperationsController,
         ...sagaControllers({
           checkout: config.ORDERS_CHECKOUT_TOPIC,
           inventoryEvents: config.INVENTORY_EVENTS_TOPIC,
@@ -249,6 +252,7 @@ export class OrdersModule {
             new SagaOverdueMetrics(m.registry, r, overdueGraceMs(config.SAGA_SWEEP_INTERVAL_MS)),
           inject: [Metrics, OrdersRepository],
         },
+        ...operationsProviders(config),
         {
           provide: DeadlineSweeper,
           useFactory: (r: OrdersRepository, s: SagaService, log: Logger) => new DeadlineSweeper(r, s, log),

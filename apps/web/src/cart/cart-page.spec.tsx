@@ -53,7 +53,7 @@ describe('cart page', () => {
     expect(screen.getByText('No longer sold: it will not be checked out')).toBeTruthy();
   });
 
-  it('a double click on check out starts one checkout with one Idempotency-Key, then opens the order', async () => {
+  it('a double click on check out starts one checkout with one Idempotency-Key, then opens the order the answer names', async () => {
     await signedIn('alice', ['customer']);
     let answer: (() => void) | undefined;
     const { fetch, calls } = fakeFetch(async ({ method, url }) => {
@@ -65,6 +65,7 @@ describe('cart page', () => {
           body: {
             cart_id: CART.cart_id,
             checkout_id: '7d3c9a8e-1b2f-4c5d-9e6f-0a1b2c3d4e5f',
+            order_id: '0123456789abcdef01234567',
             status: 'checking_out',
             lines: [],
             total: '7579.80',
@@ -85,7 +86,7 @@ describe('cart page', () => {
     fireEvent.click(button);
     await waitFor(() => expect(answer).toBeDefined());
     answer?.();
-    expect(await screen.findByText('order page 075e8c74feab546a66758d71')).toBeTruthy();
+    expect(await screen.findByText('order page 0123456789abcdef01234567')).toBeTruthy();
     const checkouts = calls.filter((c) => c.method === 'POST');
     expect(checkouts).toHaveLength(1);
     expect(checkouts[0]?.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);

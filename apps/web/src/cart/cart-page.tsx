@@ -6,7 +6,6 @@ import { unwrap } from '../api/clients';
 import { useAuth } from '../auth/auth';
 import { useMoney, useT } from '../i18n/i18n';
 import { ErrorView, Loading } from '../shell/status';
-import { orderIdOfCheckout } from './cart-store';
 import { MergeNotice } from './merge-notice';
 import { useCart } from './use-cart';
 
@@ -27,7 +26,7 @@ export function useCheckout(cartId: string | undefined) {
           headers: { 'Idempotency-Key': key.current },
         }),
       );
-      return orderIdOfCheckout(r.checkout_id);
+      return r.order_id;
     },
     onSuccess: async (orderId) => {
       key.current = undefined;

@@ -1,6 +1,6 @@
 import { createApi } from '../api/clients';
 import { CONFIG, fakeFetch } from '../test/fake-fetch';
-import { currentCart, mergeGuestCarts, orderIdOfCheckout } from './cart-store';
+import { currentCart, mergeGuestCarts } from './cart-store';
 
 const SESSION = { guest_session: 'gs.signed', session_id: 's1', expires_at: '2099-01-01T00:00:00.000Z' };
 const cart = (id: string, zone: string) => ({
@@ -20,12 +20,6 @@ const cart = (id: string, zone: string) => ({
 });
 
 describe('cart store', () => {
-  it('derives the order id from the checkout id as orders does (sha-256 of order:<checkout_id>, 24 hex)', async () => {
-    await expect(orderIdOfCheckout('7d3c9a8e-1b2f-4c5d-9e6f-0a1b2c3d4e5f')).resolves.toBe(
-      '075e8c74feab546a66758d71',
-    );
-  });
-
   it('a guest gets a signed session from carts once and sends it on every cart call', async () => {
     const { fetch, calls } = fakeFetch(({ method, url }) => {
       if (method === 'POST' && url.pathname === '/guest-sessions') return { status: 201, body: SESSION };

@@ -136,12 +136,3 @@ export async function mergeGuestCarts(api: Api, subject: string): Promise<MergeR
     throw e;
   }
 }
-
-/** The order a checkout becomes: orders derives its id from the checkout id (sha-256 of `order:<checkout_id>`, 24 hex). */
-export async function orderIdOfCheckout(checkoutId: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`order:${checkoutId}`));
-  return [...new Uint8Array(digest)]
-    .map((b) => b.toString(16).padStart(2, '0'))
-    .join('')
-    .slice(0, 24);
-}

@@ -77,6 +77,8 @@ export function Layout({ children }: { children: ReactNode }) {
           {auth.hasRole('stock_manager') && <NavLink to="/staff/stock">{t('nav.staff.stock')}</NavLink>}
           {auth.hasRole('support') && <NavLink to="/staff/support">{t('nav.staff.support')}</NavLink>}
           {auth.hasRole('operator') && <NavLink to="/staff/operator">{t('nav.staff.operator')}</NavLink>}
+          {auth.hasRole('operator') && <NavLink to="/staff/stuck-orders">{t('nav.staff.stuck')}</NavLink>}
+          {auth.hasRole('operator') && <NavLink to="/staff/kafka">{t('nav.staff.kafka')}</NavLink>}
         </nav>
         <ZonePicker />
         <Account />

@@ -1,38 +1,39 @@
-import { useQuery } from '@tanstack/react-query';
+import { type UseQueryResult, useQuery } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { useApi } from '../api/api-context';
 import { unwrap } from '../api/clients';
 import { useMoney, useT } from '../i18n/i18n';
 import { ErrorView, Loading } from '../shell/status';
+import { basketSeries, cancellationSeries, type Series } from './analytics-series';
 import { salesByDayAndZone } from './sales';
 
-const day = (d: Date): string => d.toISOString().slice(0, 10);
+// chart.js is loaded with the first chart, not with the app (ADR 0013: the size budget)
+const BarChart = lazy(() => import('./bar-chart'));
 
-/** Operator: sales of the last 30 days by day and zone, each a bar scaled to the best cell. */
+const day = (d: Date): string => d.toISOString().slice(0, 10);
+/** The last 30 days, today included (UTC days, as the analytics API counts them). */
+const last30 = (): { from: string; to: string } => {
+  const to = new Date();
+  return { from: day(new Date(to.getTime() - 29 * 86_400_000)), to: day(to) };
+};
+
+/** Operator: sales of the last 30 days by day and zone, each a bar scaled to the best cell; basket and cancellations as charts. */
 export function OperatorPage() {
   const t = useT();
   const money = useMoney();
   const api = useApi();
   const sales = useQuery({
     queryKey: ['analytics-sales'],
-    queryFn: async () => {
-      const to = new Date();
-      const from = new Date(to.getTime() - 29 * 86_400_000);
-      return unwrap(
-        await api.orders.GET('/analytics/sales', { params: { query: { from: day(from), to: day(to) } } }),
-      );
-    },
+    queryFn: async () => unwrap(await api.orders.GET('/analytics/sales', { params: { query: last30() } })),
   });
   const top = useQuery({
     queryKey: ['analytics-top'],
-    queryFn: async () => {
-      const to = new Date();
-      const from = new Date(to.getTime() - 29 * 86_400_000);
-      return unwrap(
+    queryFn: async () =>
+      unwrap(
         await api.orders.GET('/analytics/top-products', {
-          params: { query: { from: day(from), to: day(to), by: 'revenue', limit: 5 } },
+          params: { query: { ...last30(), by: 'revenue', limit: 5 } },
         }),
-      );
-    },
+      ),
   });
   if (sales.isPending) return <Loading />;
   if (sales.isError) return <ErrorView error={sales.error} />;
@@ -64,6 +65,8 @@ export function OperatorPage() {
           ))}
         </tbody>
       </table>
+      <BasketChart />
+      <CancellationsChart />
       <h2>{t('staff.operator.top')}</h2>
       {top.isPending ? (
         <Loading />
@@ -83,5 +86,75 @@ export function OperatorPage() {
         </ol>
       )}
     </section>
+  );
+}
+
+/** A titled chart of one analytics answer, with its figures in words underneath. */
+function ChartFigure<T>(props: {
+  title: string;
+  query: UseQueryResult<T>;
+  series: (data: T) => Series;
+  caption: (data: T) => string;
+}) {
+  const { title, query } = props;
+  return (
+    <figure className="chart-figure">
+      <h2>{title}</h2>
+      {query.isPending ? (
+        <Loading />
+      ) : query.isError ? (
+        <ErrorView error={query.error} />
+      ) : (
+        <>
+          <Suspense fallback={<Loading />}>
+            <BarChart label={title} series={props.series(query.data)} />
+          </Suspense>
+          <figcaption>{props.caption(query.data)}</figcaption>
+        </>
+      )}
+    </figure>
+  );
+}
+
+function BasketChart() {
+  const t = useT();
+  const money = useMoney();
+  const api = useApi();
+  const basket = useQuery({
+    queryKey: ['analytics-basket'],
+    queryFn: async () => unwrap(await api.orders.GET('/analytics/basket', { params: { query: last30() } })),
+  });
+  return (
+    <ChartFigure
+      title={t('staff.operator.basket')}
+      query={basket}
+      series={(d) => basketSeries(d, t('staff.operator.averageBasket'))}
+      caption={(d) =>
+        t('staff.operator.basketSummary', {
+          orders: String(d.orders),
+          average: money(d.average_basket ?? '0.00'),
+        })
+      }
+    />
+  );
+}
+
+function CancellationsChart() {
+  const t = useT();
+  const api = useApi();
+  const cancellations = useQuery({
+    queryKey: ['analytics-cancellations'],
+    queryFn: async () =>
+      unwrap(await api.orders.GET('/analytics/cancellations', { params: { query: last30() } })),
+  });
+  return (
+    <ChartFigure
+      title={t('staff.operator.cancellations')}
+      query={cancellations}
+      series={(d) => cancellationSeries(d, t('staff.operator.cancelled'))}
+      caption={(d) =>
+        t('staff.operator.cancellationsSummary', { cancelled: String(d.cancelled), placed: String(d.placed) })
+      }
+    />
   );
 }

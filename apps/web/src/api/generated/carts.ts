@@ -858,6 +858,8 @@ export interface operations {
                         cart_id: string;
                         /** Format: uuid */
                         checkout_id: string;
+                        /** @description The order this checkout becomes: orders creates it under this id when it reads the checkout (GET /orders/{id} answers 404 until then, for a moment — and for good if orders rejects the checkout) */
+                        order_id: string;
                         /**
                          * @description The cart's status now
                          * @enum {string}
@@ -890,6 +892,7 @@ export interface operations {
                      * @example {
                      *       "cart_id": "ba86a7e1-3f0c-4b8e-9d56-2f1f0c6d7a10",
                      *       "checkout_id": "49ad3c1e-7b2f-4c0a-9e51-0d8b6f3a2c77",
+                     *       "order_id": "a430809c8c669b222d050cff",
                      *       "status": "checking_out",
                      *       "lines": [
                      *         {
@@ -908,6 +911,8 @@ export interface operations {
                         cart_id: string;
                         /** Format: uuid */
                         checkout_id: string;
+                        /** @description The order this checkout becomes: orders creates it under this id when it reads the checkout (GET /orders/{id} answers 404 until then, for a moment — and for good if orders rejects the checkout) */
+                        order_id: string;
                         /**
                          * @description The cart's status now
                          * @enum {string}

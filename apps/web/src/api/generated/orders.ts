@@ -153,6 +153,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operations/consumer-lag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Consumer lag per group and partition, and the catalog projector’s
+         * @description For every consumer group: end offset − committed offset of each partition it has committed on (a partition never committed on is left out, as in the `kafka_consumer_group_lag` gauge). The projector’s lag in time (event age at projection) is the catalog projector’s Prometheus histogram. Read from Kafka as the `ops` principal (ADR 0009); 503 `ORDERS.OPS_KAFKA_UNAVAILABLE` when this instance has no ops credentials (OPS_KAFKA_PASSWORD) or the broker does not answer. Operators only.
+         *
+         *     Access: a token with the role operator.
+         */
+        get: operations["getConsumerLag"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dead-letter topics and their parked messages
+         * @description For each topic of the registry (OPS_DLQ_TOPICS), the messages in `<topic>.dlq` still in the log (at most 200 per topic, oldest first), with the dead-letter headers: which consumer group parked it, why, when, and whether a redrive for that group has moved it back already. Reading joins no consumer group position: it changes nothing. Read from Kafka as the `ops` principal (ADR 0009); 503 `ORDERS.OPS_KAFKA_UNAVAILABLE` when this instance has no ops credentials (OPS_KAFKA_PASSWORD) or the broker does not answer. Operators only.
+         *
+         *     Access: a token with the role operator.
+         */
+        get: operations["listDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations/dead-letters/{topic}/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Republish the messages one consumer group parked back to their topic
+         * @description The redrive of `npm run dlq:redrive`: every message `group` parked in `<topic>.dlq` since the last redrive for that group goes back to its original topic (same key and value, marked for that group only, its redrive count raised); the redrive keeps its position per group in Kafka, committed message by message after each send, so a repeated request moves nothing twice (at worst one message after a crash between send and commit; the at-least-once delivery every consumer handles) and answers `moved: 0`. The DLQ keeps the record (a log): it is listed as `redriven`. 422 for a topic outside OPS_DLQ_TOPICS. Read from Kafka as the `ops` principal (ADR 0009); 503 `ORDERS.OPS_KAFKA_UNAVAILABLE` when this instance has no ops credentials (OPS_KAFKA_PASSWORD) or the broker does not answer. Operators only.
+         *
+         *     Access: a token with the role operator.
+         */
+        post: operations["redriveDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations/stuck-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Orders stuck past their saga deadline
+         * @description Orders whose saga waits (stock, payment, commit, cancelling) with a deadline that passed more than the sweeper grace ago (3 sweep intervals, at least 30 s — the rule of the `orders_saga_overdue` gauge): the deadline sweeper should have moved them on. Read from the primary, longest overdue first, at most `limit`. Operators only.
+         *
+         *     Access: a token with the role operator.
+         */
+        get: operations["listStuckOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders": {
         parameters: {
             query?: never;
@@ -1126,6 +1214,530 @@ export interface operations {
             /** @description A dependency (database, broker, identity provider) is unavailable, or the rate limiter has no room for a new caller (COMMON.OVERLOADED, with `Retry-After`); retry later */
             503: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConsumerLag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lag of every group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-21T10:00:00.000Z",
+                     *       "groups": [
+                     *         {
+                     *           "group": "catalog-projector",
+                     *           "total_lag": 3,
+                     *           "partitions": [
+                     *             {
+                     *               "topic": "catalog.products.v1",
+                     *               "partition": 0,
+                     *               "lag": 3
+                     *             },
+                     *             {
+                     *               "topic": "catalog.products.v1",
+                     *               "partition": 1,
+                     *               "lag": 0
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "group": "inventory",
+                     *           "total_lag": 0,
+                     *           "partitions": [
+                     *             {
+                     *               "topic": "inventory.commands.v1",
+                     *               "partition": 0,
+                     *               "lag": 0
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "projector": {
+                     *         "group": "catalog-projector",
+                     *         "total_lag": 3,
+                     *         "partitions": [
+                     *           {
+                     *             "topic": "catalog.products.v1",
+                     *             "partition": 0,
+                     *             "lag": 3
+                     *           },
+                     *           {
+                     *             "topic": "catalog.products.v1",
+                     *             "partition": 1,
+                     *             "lag": 0
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO-8601, UTC
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        as_of: string;
+                        /** @description Every consumer group, by name */
+                        groups: {
+                            group: string;
+                            total_lag: number;
+                            partitions: {
+                                topic: string;
+                                partition: number;
+                                /** @description End offset − committed offset */
+                                lag: number;
+                            }[];
+                        }[];
+                        /** @description The catalog projector's group (the storefront's read model); null when it has not committed yet */
+                        projector: {
+                            group: string;
+                            total_lag: number;
+                            partitions: {
+                                topic: string;
+                                partition: number;
+                                /** @description End offset − committed offset */
+                                lag: number;
+                            }[];
+                        } | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid credentials (code AUTH.*) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the role this operation needs (AUTH.FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many calls of this kind by this caller (writes, expensive reads, new guest sessions per address); retry after `Retry-After` seconds (COMMON.RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, broker, identity provider) is unavailable, or the rate limiter has no room for a new caller (COMMON.OVERLOADED, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dead letters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "topics": [
+                     *         {
+                     *           "topic": "inventory.commands.v1",
+                     *           "dlq": "inventory.commands.v1.dlq",
+                     *           "messages": [
+                     *             {
+                     *               "partition": 0,
+                     *               "offset": "0",
+                     *               "key": "2080b7bbfd2b207dcbe80bb1",
+                     *               "group": "inventory",
+                     *               "error_code": "COMMON.VALIDATION_FAILED",
+                     *               "reason": "payload.lines: at least one line",
+                     *               "attempts": 1,
+                     *               "parked_at": "2026-11-21T10:00:00.000Z",
+                     *               "type": "ReserveStock",
+                     *               "redriven": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        topics: {
+                            topic: string;
+                            dlq: string;
+                            messages: {
+                                partition: number;
+                                offset: string;
+                                key: string | null;
+                                /** @description The consumer group that parked it; a redrive is per group */
+                                group: string | null;
+                                error_code: string | null;
+                                reason: string | null;
+                                attempts: number | null;
+                                parked_at: string | null;
+                                /** @description The message type of the parked envelope */
+                                type: string | null;
+                                /** @description Already moved back to the topic by a redrive for its group */
+                                redriven: boolean;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid credentials (code AUTH.*) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the role this operation needs (AUTH.FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many calls of this kind by this caller (writes, expensive reads, new guest sessions per address); retry after `Retry-After` seconds (COMMON.RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, broker, identity provider) is unavailable, or the rate limiter has no room for a new caller (COMMON.OVERLOADED, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redriveDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The original topic */
+                topic: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "group": "inventory"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The consumer group whose dead letters to move
+                     * @example inventory
+                     */
+                    group: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What moved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dlq": "inventory.commands.v1.dlq",
+                     *       "group": "inventory",
+                     *       "moved": 1,
+                     *       "passed": 0
+                     *     }
+                     */
+                    "application/json": {
+                        dlq: string;
+                        group: string;
+                        /** @description Messages of this group republished to the topic now */
+                        moved: number;
+                        /** @description Messages of other groups passed over (left for their redrive) */
+                        passed: number;
+                    };
+                };
+            };
+            /** @description Invalid input: `errors[].field` names each offending field (`params.id`, `query.limit`, `body.qty`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid credentials (code AUTH.*) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the role this operation needs (AUTH.FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found — also what a customer gets for somebody else's resource (existence is not leaked) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than the service accepts (COMMON.PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body in an unsupported encoding or charset */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Matches this document but breaks a rule it cannot state (a referenced resource that does not exist, a cross-field rule, a cursor not issued here); `errors[].field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many calls of this kind by this caller (writes, expensive reads, new guest sessions per address); retry after `Retry-After` seconds (COMMON.RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, broker, identity provider) is unavailable, or the rate limiter has no room for a new caller (COMMON.OVERLOADED, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStuckOrders: {
+        parameters: {
+            query?: {
+                /** @description At most this many orders */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stuck orders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2026-11-21T10:05:00.000Z",
+                     *       "grace_seconds": 30,
+                     *       "orders": [
+                     *         {
+                     *           "order_id": "2080b7bbfd2b207dcbe80bb1",
+                     *           "user_id": "a11ce000-5eed-4000-8000-000000000001",
+                     *           "zone": "MSK",
+                     *           "state": "AWAITING_PAYMENT",
+                     *           "deadline": "2026-11-21T10:01:00.000Z",
+                     *           "overdue_seconds": 240,
+                     *           "total": "7579.80",
+                     *           "updated_at": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO-8601, UTC
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        as_of: string;
+                        /** @description A deadline counts as stuck once it passed this long ago (several sweeper passes) */
+                        grace_seconds: number;
+                        /** @description Longest overdue first */
+                        orders: {
+                            order_id: string;
+                            user_id: string;
+                            zone: string;
+                            /**
+                             * @description The saga state that waits past its deadline
+                             * @enum {string}
+                             */
+                            state: "AWAITING_STOCK" | "AWAITING_PAYMENT" | "COMMITTING" | "CONFIRMED" | "DELIVERING" | "COMPLETED" | "CANCELLING" | "CANCELLED";
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601, UTC
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            deadline: string;
+                            /** @description How long ago the deadline passed */
+                            overdue_seconds: number;
+                            /** @description Decimal roubles, two places */
+                            total: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601, UTC
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: `errors[].field` names each offending field (`params.id`, `query.limit`, `body.qty`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid credentials (code AUTH.*) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the role this operation needs (AUTH.FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Matches this document but breaks a rule it cannot state (a referenced resource that does not exist, a cross-field rule, a cursor not issued here); `errors[].field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many calls of this kind by this caller (writes, expensive reads, new guest sessions per address); retry after `Retry-After` seconds (COMMON.RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, broker, identity provider) is unavailable, or the rate limiter has no room for a new caller (COMMON.OVERLOADED, with `Retry-After`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
