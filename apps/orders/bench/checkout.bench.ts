@@ -61,6 +61,12 @@ const LEVEL_BUDGET_MS = 120_000;
  */
 const IDLE_WINDOW_MS = 5000;
 const FIRST_IDLE_WINDOW_MS = 20_000;
+/**
+ * `--idle-settle=<s>` (default 15): the wait between the setup (customers, carts: thousands of
+ * writes) and the first quiet window, so the idle figure is the stack at rest and not the servers
+ * finishing the setup's work (checkpoints, replication, relays) — with 3 s it varied 19–34 %.
+ */
+const IDLE_SETTLE_MS = Number(arg('idle-settle') ?? 15) * 1000;
 const PRODUCTS = 200;
 const CATEGORY = '65f0000000000000000000c1';
 /** Private single-purpose MongoDB for a replica-set size the shared infrastructure does not have. */
@@ -230,7 +236,7 @@ async function main(): Promise<void> {
         payment_simulator_latency_ms: '20–150 per call (authorize, capture)',
         per_checkout_ops: `each level's MongoDB (top per namespace of the run's databases) / Cassandra (system_views of the run's keyspace) / Kafka (messages on the saga topics) counts minus an idle baseline measured in a ${IDLE_WINDOW_MS / 1000} s quiet window before it, divided by its checkouts`,
         cpu_seconds_per_checkout: 'utime+stime from /proc/<pid>/stat of each process over the level, divided by its checkouts (not idle-subtracted: what a checkout costs on a running stack)',
-        idle_cpu: `the first quiet window (${FIRST_IDLE_WINDOW_MS / 1000} s, services up, nothing in flight): percent of one core per process`,
+        idle_cpu: `the first quiet window (${FIRST_IDLE_WINDOW_MS / 1000} s, services up, nothing in flight, ${IDLE_SETTLE_MS / 1000} s after the setup): percent of one core per process`,
       },
       // one row per replica-set size and level; `mongo_members` tells them apart
       results: runs.flatMap((r) => r.rows),
@@ -392,7 +398,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       }
       carts.push({ id, owner });
     });
-    await sleep(3000); // let carts' relay and inventory's level notifications settle before measuring
+    await sleep(IDLE_SETTLE_MS); // let the setup's work settle (relays, level notifications, the servers) before measuring
 
     const counters = async (): Promise<Counters> => {
       const top = (await mongo.db('admin').command({ top: 1 }))['totals'] as Record<string, Record<string, { count: number }>>;

@@ -1,9 +1,12 @@
 import { Kafka, logLevel, LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { KafkaSasl } from '@mw/platform';
+import { fixKafkajsIdleLoop, type KafkaSasl } from '@mw/platform';
 import { dlqTopicOf, isTopicName } from '@mw/contracts';
 import { ensureTopicSpecs } from '../topics/topic-admin';
 import { dlqDefinition, streamDefinition, topicDefinitions, TopicPolicy, TopicSpec } from '../topics/topic-definitions';
+
+// every kafkajs client of the process, Nest's transport included (tulios/kafkajs#1556)
+fixKafkajsIdleLoop();
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',

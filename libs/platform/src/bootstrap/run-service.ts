@@ -27,6 +27,10 @@ import { correlationMiddleware } from '../http/correlation.middleware';
 import { createLogger, JsonLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
 import { flushTracing } from '../tracing/flush';
+import { fixKafkajsIdleLoop } from '../kafka/kafkajs-idle-loop';
+
+// every kafkajs client of a service, Nest's Kafka transport included (tulios/kafkajs#1556)
+fixKafkajsIdleLoop();
 
 export interface ServiceOptions {
   readonly name: string;
