@@ -13,13 +13,15 @@ interface Report {
 }
 
 /**
- * GET /operations/stuck-orders on the real replica set, Kafka and Keycloak tokens. The sweeper runs
- * every 10 minutes here (grace 30 min), so the test decides what is overdue by moving deadlines in
+ * GET /operations/stuck-orders on the real replica set, Kafka and Keycloak tokens. The sweeper's
+ * interval is 100 s here (grace 30 min: 18 intervals, overdueGraceMs) and the stock deadlines an hour
+ * ahead (a deadline set in-process wakes the sweeper at it), so the sweeper fires nothing during the
+ * test, and the test decides what is overdue by moving deadlines in
  * MongoDB: one order two hours past its deadline (stuck), one a minute past (within the grace:
  * the sweeper still has passes to fire it), one waiting with its deadline ahead.
  */
 describe('operator: orders stuck past their saga deadline (real MongoDB + Kafka + Keycloak tokens)', () => {
-  const h = new OrdersHarness({ SAGA_SWEEP_INTERVAL_MS: '600000' });
+  const h = new OrdersHarness({ SAGA_SWEEP_INTERVAL_MS: '100000', SAGA_STOCK_TIMEOUT_MS: '3600000' });
 
   beforeAll(() => h.start(1), 120_000);
   afterAll(() => h.stop());
