@@ -6,13 +6,14 @@ import { kafkaSaslOf, PlatformModule } from '@mw/platform';
 import { InventoryConfig } from './config';
 import { inventoryProviders } from './inventory.providers';
 import { LedgerController } from './ledger/ledger.controller';
-import { commandsController } from './reservations/commands.controller';
+import { CommandsConsumer } from './reservations/commands.consumer';
 import { ReservationsController } from './reservations/reservations.controller';
 import { StockController } from './stock/stock.controller';
 
 @Module({})
 export class AppModule {
-  static register(config: Readonly<InventoryConfig>, logger: Logger): DynamicModule {
+  /** `commands: false` — HTTP only, no consumer of inventory commands (tests of the API alone). */
+  static register(config: Readonly<InventoryConfig>, logger: Logger, opts: { readonly commands?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -30,8 +31,8 @@ export class AppModule {
           minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
         }),
       ],
-      controllers: [StockController, ReservationsController, LedgerController, commandsController(config.INVENTORY_COMMANDS_TOPIC)],
-      providers: inventoryProviders(config),
+      controllers: [StockController, ReservationsController, LedgerController],
+      providers: [...inventoryProviders(config), ...(opts.commands === false ? [] : [CommandsConsumer])],
     };
   }
 }

@@ -34,6 +34,11 @@ export const inventoryConfigSchema = baseConfigSchema.extend({
    */
   INVENTORY_SETTLED_KEEP: env.int(500, 10, 10_000),
   OUTBOX_POLL_MS: env.int(250, 10, 60_000),
+  /**
+   * Commands of one fetched partition batch handled together at most (group commit, ADR 0012 §4):
+   * their reservations and sales take a few MongoDB round trips whatever their number.
+   */
+  INVENTORY_COMMANDS_BATCH_MAX: env.int(100, 1, 1000),
 });
 export type InventoryConfig = z.infer<typeof inventoryConfigSchema>;
 

@@ -9,5 +9,7 @@ bootstrapService({
   name: 'inventory',
   api,
   loadConfig: loadInventoryConfig,
-  rootModule: AppModule.register,
+  rootModule: (config, logger) => AppModule.register(config, logger),
+  // inventory's commands are consumed a partition batch at a time by its own consumer (CommandsConsumer), not Nest's transport
+  consumer: false,
 });

@@ -14,3 +14,4 @@ export * from './publisher/transactional-sender';
 export * from './outbox/outbox-batch';
 export * from './outbox/outbox-lease';
 export * from './outbox/outbox-parked';
+export * from './consumer/consumer-status';

@@ -1,11 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConsumerRunner, KAFKA } from '@mw/messaging';
+import { ConsumerRunner, ConsumerSignal, ConsumerStatus, isReady, KAFKA, nextStatus } from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
 import { CatalogConfig, projectorConcurrency } from '../config';
 import { CATALOG_CONFIG } from '../shared/tokens';
-import { ConsumerSignal, ConsumerStatus, isReady, nextStatus } from './consumer-status';
 import { ProjectionMetrics } from './projection.metrics';
 import { FETCH_BYTES_PER_PARTITION, ProjectorBatches } from './projector-batch';
 import { ProjectorService } from './projector.service';

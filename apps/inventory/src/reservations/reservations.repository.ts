@@ -1,8 +1,10 @@
 import {
+  AnyBulkWriteOperation,
   ClientSession,
   Collection,
   Db,
   Filter,
+  MongoBulkWriteError,
   MongoServerError,
   ReadPreference,
   UpdateFilter,
@@ -17,6 +19,9 @@ const primary = { readPreference: ReadPreference.primary };
 type TransitionSet = { status: ReservationStatus; pending?: PendingWork } & Partial<
   Pick<ReservationDoc, 'rejection' | 'release_reason' | 'expires_at' | 'return_reason'>
 >;
+
+/** One guarded status change with its answer, for `updateOne` or a bulkWrite. */
+export type TransitionOp = ReturnType<typeof transitionOp>;
 
 function transitionOp(
   orderId: string,
@@ -138,6 +143,46 @@ export class ReservationsRepository {
     }
   }
 
+  /**
+   * `claim` of many orders in one unordered insert (group commit, ADR 0012 §4): answers the ids it
+   * created. An order that exists already (a redelivery, a tombstone) is left out, and only that
+   * duplicate-key error is swallowed: its command takes the per-message path, which reads it.
+   */
+  async claimMany(docs: readonly ReservationDoc[]): Promise<Set<string>> {
+    const ids = new Set(docs.map((d) => d._id));
+    if (docs.length === 0) return ids;
+    try {
+      await this.coll.insertMany([...docs], { ordered: false });
+    } catch (e) {
+      if (!(e instanceof MongoBulkWriteError)) throw e;
+      const errors = [e.writeErrors].flat();
+      if (errors.length === 0 || errors.some((w) => w.code !== 11000)) throw e;
+      for (const w of errors) ids.delete(docs[w.index]!._id);
+    }
+    return ids;
+  }
+
+  /** The update of `transition`, built where the answer's trace is current (a batch builds each in its message's span). */
+  transitionOp(
+    orderId: string,
+    from: readonly ReservationStatus[],
+    set: TransitionSet,
+    message: OutgoingMessage,
+    extra: Filter<ReservationDoc> = {},
+  ): TransitionOp {
+    return transitionOp(orderId, from, set, message, extra);
+  }
+
+  /** Many `transition`s in one unordered bulkWrite; answers how many orders moved (each op moves one or none). */
+  async transitionMany(ops: readonly TransitionOp[]): Promise<number> {
+    if (ops.length === 0) return 0;
+    const res = await this.coll.bulkWrite(
+      ops.map((op): AnyBulkWriteOperation<ReservationDoc> => ({ updateOne: op })),
+      { ordered: false },
+    );
+    return res.modifiedCount;
+  }
+
   /** Inserts a closed document (rejection of an invalid command, unknown-order tombstone); false if one exists. */
   async insertClosed(doc: ReservationDoc, message: OutgoingMessage): Promise<boolean> {
     try {
@@ -248,6 +293,15 @@ export class ReservationsRepository {
   async clearPending(orderId: string, pending: PendingWork): Promise<void> {
     await this.coll.updateOne(
       { _id: orderId, pending },
+      { $unset: { pending: '' }, $set: { updated_at: new Date() } },
+    );
+  }
+
+  /** `clearPending` of many orders in one update. */
+  async clearPendingMany(orderIds: readonly string[], pending: PendingWork): Promise<void> {
+    if (orderIds.length === 0) return;
+    await this.coll.updateMany(
+      { _id: { $in: [...orderIds] }, pending },
       { $unset: { pending: '' }, $set: { updated_at: new Date() } },
     );
   }

@@ -28,6 +28,9 @@ import { UnbackedReturns } from './unbacked-returns';
 
 type ReserveCommand = PayloadOf<'inventory.commands.v1', 'ReserveStock'>;
 
+/** Runs the work of a batch's i-th command in that command's trace (`BatchContext.within`). */
+export type Within = <R>(index: number, fn: () => R) => R;
+
 /**
  * The saga participant: reserve all lines of an order or none, release, commit, expire, and return
  * the units of a sold order. Every step is a conditional update, so a redelivered command, a second
@@ -69,6 +72,118 @@ export class ReservationsService {
     if (!created && doc.tombstone) return this.rejectLate(doc._id);
     if (!created && doc.status !== 'reserving') return; // a duplicate: the order already has its answer
     await this.complete(doc, created);
+  }
+
+  /**
+   * Group commit of ReserveStock (ADR 0012 §4): the orders of a consumed batch in three round trips
+   * whatever their number — one insert of the claims, one bulkWrite of every line's hold (each with
+   * the single path's guard), one bulkWrite of the `reserving → reserved` transitions carrying their
+   * StockReserved. Anything off the common path takes the single path, which converges from any
+   * state: an invalid command, a line last found short, an order that exists (`reserve`); a batch in
+   * which some line missed (each order through `complete`, which finds the lines the bulk held for
+   * it); a transition that lost its guard (`reconcile`). `within(i, fn)` runs the work of the i-th
+   * command in its trace, so each answer continues its command's trace.
+   */
+  async reserveMany(cmds: readonly ReserveCommand[], within: Within = (_, fn) => fn()): Promise<void> {
+    const now = new Date();
+    const single: number[] = [];
+    const fresh = new Map<string, { index: number; doc: ReservationDoc }>();
+    for (const [index, cmd] of cmds.entries()) {
+      const id = cmd.order_id.toLowerCase();
+      if (validateReserve(cmd, this.limits) || fresh.has(id)) {
+        single.push(index);
+        continue;
+      }
+      const holdSeconds = grantedHoldSeconds(cmd.hold_seconds, this.limits);
+      const doc = newReservation(cmd, new Date(now.getTime() + holdSeconds * 1000), now);
+      if (holdSeconds < cmd.hold_seconds || this.shortNow.any(doc.zone, doc.lines)) single.push(index);
+      else fresh.set(id, { index, doc });
+    }
+    const created = await this.reservations.claimMany([...fresh.values()].map((f) => f.doc));
+    for (const [id, f] of fresh) if (!created.has(id)) single.push(f.index);
+    const claimed = [...fresh.values()].filter((f) => created.has(f.doc._id));
+    if (claimed.length > 0) await this.finishReserving(claimed, within);
+    for (const index of single.sort((a, b) => a - b)) await within(index, () => this.reserve(cmds[index]!));
+  }
+
+  private async finishReserving(claimed: readonly { index: number; doc: ReservationDoc }[], within: Within): Promise<void> {
+    const docs = claimed.map((c) => c.doc);
+    const held = await this.stock.holdMany(
+      docs.map((d) => ({ zone: d.zone, lines: d.lines, orderId: d._id, expiresAt: d.expires_at })),
+    );
+    if (!held) {
+      for (const c of claimed) await within(c.index, () => this.complete(c.doc, true));
+      return;
+    }
+    for (const d of docs) for (const line of d.lines) this.shortNow.note(d.zone, line.product_id, false);
+    const ops = claimed.map((c) =>
+      within(c.index, () =>
+        this.reservations.transitionOp(
+          c.doc._id,
+          ['reserving'],
+          { status: 'reserved', expires_at: c.doc.expires_at },
+          this.events.build('StockReserved', {
+            order_id: c.doc._id,
+            zone: c.doc.zone,
+            lines: c.doc.lines,
+            expires_at: c.doc.expires_at.toISOString(),
+          }),
+        ),
+      ),
+    );
+    const moved = await this.reservations.transitionMany(ops);
+    if (moved > 0) {
+      this.onExpirySet(new Date(Math.min(...docs.map((d) => d.expires_at.getTime()))));
+      this.outbox.nudge();
+    }
+    // someone else finalized some of them (a release overtook, or a resumed copy): as on the single path
+    if (moved < ops.length) for (const c of claimed) await within(c.index, () => this.reconcile(c.doc._id));
+  }
+
+  /**
+   * Group commit of CommitStock: one read of the orders, one bulkWrite of the `reserved → committed`
+   * transitions (each guarded by status and expiry, carrying StockCommitted and `pending: 'commit'`),
+   * one ordered bulkWrite selling every line, one update clearing `pending`. An order not plainly
+   * reserved and unexpired takes the single path (`commit`: duplicates, expiry, failures); if a
+   * transition loses its guard, every order of the group does (each step there is idempotent).
+   */
+  async commitMany(orderIds: readonly string[], within: Within = (_, fn) => fn()): Promise<void> {
+    const ids = orderIds.map((id) => id.toLowerCase());
+    const now = new Date();
+    const docs = new Map((await this.reservations.findMany(ids)).map((d) => [d._id, d]));
+    const single: number[] = [];
+    const ready: { index: number; doc: ReservationDoc }[] = [];
+    const seen = new Set<string>();
+    for (const [index, id] of ids.entries()) {
+      const doc = docs.get(id);
+      if (!seen.has(id) && doc?.status === 'reserved' && !doc.pending && doc.expires_at > now) ready.push({ index, doc });
+      else single.push(index);
+      seen.add(id);
+    }
+    if (ready.length > 0) {
+      const ops = ready.map((r) =>
+        within(r.index, () =>
+          this.reservations.transitionOp(
+            r.doc._id,
+            ['reserved'],
+            { status: 'committed', pending: 'commit' },
+            this.events.build('StockCommitted', { order_id: r.doc._id }),
+            { expires_at: { $gt: now } },
+          ),
+        ),
+      );
+      const moved = await this.reservations.transitionMany(ops);
+      if (moved > 0) this.outbox.nudge();
+      if (moved < ops.length) single.push(...ready.map((r) => r.index));
+      else {
+        await this.stock.settleMany(
+          ready.map((r) => ({ zone: r.doc.zone, lines: r.doc.lines, orderId: r.doc._id })),
+          'commit',
+        );
+        await this.reservations.clearPendingMany(ready.map((r) => r.doc._id), 'commit');
+      }
+    }
+    for (const index of single.sort((a, b) => a - b)) await within(index, () => this.commit(ids[index]!));
   }
 
   private async rejectIfShortNow(doc: ReservationDoc): Promise<boolean> {

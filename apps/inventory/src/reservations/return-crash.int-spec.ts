@@ -1,5 +1,3 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import pino from 'pino';
 import { waitFor } from '@mw/testing';
 import { LedgerRepository } from '../ledger/ledger.repository';
@@ -9,48 +7,10 @@ import { OutboxNudge } from '../outbox/outbox.service';
 import { StockDoc } from '../stock/stock';
 import { StockRepository } from '../stock/stock.repository';
 import { InventoryHarness, oid } from '../test/harness';
+import { PausingChild } from '../test/pausing-child';
 import { ReservationDoc } from './reservation';
 import { ReservationsRepository } from './reservations.repository';
 import { ReservationsService } from './reservations.service';
-
-const root = join(__dirname, '../../../..');
-
-/** The return in a process of its own (test/return-child.ts), in its own process group so SIGKILL reaches all of it. */
-class ReturnChild {
-  private readonly proc: ChildProcess;
-  private readonly exited: Promise<unknown>;
-  private out = '';
-
-  constructor(args: string[]) {
-    this.proc = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(__dirname, '../test/return-child.ts'), ...args],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        cwd: root,
-        detached: true,
-        env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.base.json' },
-      },
-    );
-    this.exited = new Promise((r) => this.proc.once('exit', r));
-    this.proc.stdout?.on('data', (b: Buffer) => (this.out += b.toString()));
-  }
-
-  pausedAt(point: string, orderId: string): Promise<true> {
-    return waitFor(
-      async () => this.out.includes(`PAUSED ${point} ${orderId}`) || undefined,
-      60_000,
-      `return of ${orderId} paused ${point}`,
-    );
-  }
-
-  /** SIGKILL to the whole group: no shutdown hook, nothing after the stop runs. */
-  async kill(): Promise<void> {
-    if (this.proc.pid && this.proc.exitCode === null && this.proc.signalCode === null)
-      process.kill(-this.proc.pid, 'SIGKILL');
-    await this.exited;
-  }
-}
 
 /**
  * A return killed half-way: the inventory code runs in a child process that is SIGKILLed (1) right
@@ -63,7 +23,7 @@ describe('a return killed by SIGKILL completes exactly once after the restart', 
   const h = new InventoryHarness({ INVENTORY_STALE_AFTER_MS: '1500' });
   const [p1, p2] = [oid(0xc1, 1), oid(0xc1, 2)];
   const [a, b, kept] = [oid(0xc2, 1), oid(0xc2, 2), oid(0xc2, 3)];
-  let child: ReturnChild | undefined;
+  let child: PausingChild | undefined;
 
   beforeAll(() => h.mongo.connect());
   afterAll(async () => {
@@ -82,14 +42,14 @@ describe('a return killed by SIGKILL completes exactly once after the restart', 
   };
   const order = (id: string) => h.db.collection<ReservationDoc>('reservations').findOne({ _id: id });
   const killAt = async (orderId: string, point: 'after-status' | 'after-apply') => {
-    child = new ReturnChild([
+    child = new PausingChild('return-child.ts', [
       h.config.MONGO_URL,
       h.config.MONGO_DB,
       h.config.INVENTORY_EVENTS_TOPIC,
       orderId,
       point,
     ]);
-    await child.pausedAt(point, orderId);
+    await child.pausedAt(`${point} ${orderId}`);
     await child.kill();
   };
 

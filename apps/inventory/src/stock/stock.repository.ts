@@ -123,6 +123,25 @@ export class StockRepository {
     return lines.map((_, i) => outcomes.get(i) ?? { held: false, available: 0, unknown: false });
   }
 
+  /**
+   * The holds of many orders in one unordered bulkWrite (group commit, ADR 0012 §4): every line with
+   * `holdAll`'s guard, so a line that cannot be held is exactly the line that would miss alone.
+   * Answers true when every line was held; otherwise the caller gives each order `holdAll`, which
+   * finds the lines this bulk held for it (they are the order's) and says why the others missed.
+   */
+  async holdMany(
+    orders: readonly { zone: string; lines: readonly Line[]; orderId: string; expiresAt: Date }[],
+  ): Promise<boolean> {
+    const now = new Date();
+    const ops = orders.flatMap((o) =>
+      o.lines.map((line) => ({ updateOne: this.holdOp(o.zone, line, o.orderId, o.expiresAt, now) })),
+    );
+    if (ops.length === 0) return true;
+    const res = await this.coll.bulkWrite(ops, { ordered: false });
+    if (res.modifiedCount > 0) this.activity.changed();
+    return res.matchedCount === ops.length;
+  }
+
   /** One line's hold (`holdAll` of one line). */
   async hold(zone: string, line: Line, orderId: string, expiresAt: Date): Promise<HoldOutcome> {
     const [outcome] = await this.holdAll(zone, [line], orderId, expiresAt);
@@ -143,10 +162,20 @@ export class StockRepository {
     orderId: string,
     how: 'commit' | 'release' | 'expire',
   ): Promise<void> {
-    if (lines.length === 0) return;
+    await this.settleMany([{ zone, lines, orderId }], how);
+  }
+
+  /**
+   * `settleAll` of many orders in one ordered bulkWrite (group commit): each order's writes in the
+   * same order and with the same guards as alone, one order after the other.
+   */
+  async settleMany(
+    orders: readonly { zone: string; lines: readonly Line[]; orderId: string }[],
+    how: 'commit' | 'release' | 'expire',
+  ): Promise<void> {
     const now = new Date();
     const as: SettledAs = how === 'commit' ? 'committed' : how === 'expire' ? 'expired' : 'released';
-    const res = await this.coll.bulkWrite(
+    const ops = orders.flatMap(({ zone, lines, orderId }) =>
       lines.flatMap((line) => [
         {
           updateOne:
@@ -156,8 +185,9 @@ export class StockRepository {
         },
         { updateOne: this.rememberOp(stockKey(line.product_id, zone), orderId, as, now) },
       ]),
-      { ordered: true },
     );
+    if (ops.length === 0) return;
+    const res = await this.coll.bulkWrite(ops, { ordered: true });
     if (res.modifiedCount > 0) this.activity.changed();
   }
 

@@ -91,9 +91,8 @@ export class InventoryHarness {
       const { app, url } = await startService({
         name: 'inventory',
         api,
-        rootModule: (logger) => AppModule.register(this.config, logger),
+        rootModule: (logger) => AppModule.register(this.config, logger, { commands: consumer }),
         brokers: this.config.KAFKA_BROKERS,
-        ...(consumer ? { groupId: this.config.KAFKA_GROUP_ID } : {}),
         ...(opts.edge ? { edge: opts.edge } : {}),
       });
       this.apps.push(app);

@@ -1,7 +1,7 @@
 import { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConsumerRunner, type InboundRecord } from '@mw/messaging';
+import { ConsumerRunner, recordsOfBatch } from '@mw/messaging';
 import type { AnalyticsMetrics } from './analytics.metrics';
 import type { AnalyticsProjector } from './analytics.service';
 
@@ -70,18 +70,9 @@ export class AnalyticsConsumer implements OnApplicationBootstrap, OnApplicationS
         for (let from = 0; from < batch.messages.length; from += s.maxBatch) {
           if (!isRunning() || isStale()) return;
           const chunk = batch.messages.slice(from, from + s.maxBatch);
-          const records: InboundRecord[] = chunk.map((m) => ({
-            topic: batch.topic,
-            partition: batch.partition,
-            offset: m.offset,
-            key: m.key,
-            value: m.value,
-            headers: m.headers,
-            heartbeat,
-          }));
           await this.runner.runBatch(
             'orders.orders.v1',
-            records,
+            recordsOfBatch(batch, chunk, heartbeat),
             (events) => this.projector.applyMany(events),
             (e) => this.projector.apply(e),
           );

@@ -1,4 +1,4 @@
-import { type Context, type Link, trace } from '@opentelemetry/api';
+import { type Context, type Link, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -16,6 +16,8 @@ import {
   kafkaActionOf,
   runWithTrace,
   SpanKind,
+  startSpan,
+  withSpan,
 } from '@mw/platform';
 import { KafkaPublisher } from '../publisher/publisher';
 import { Membership } from './membership';
@@ -40,6 +42,17 @@ export interface InboundRecord {
 export interface HandlerContext {
   readonly signal: AbortSignal;
   readonly attempt: number;
+}
+
+/** What a batch handler gets besides the envelopes. */
+export interface BatchContext extends HandlerContext {
+  /**
+   * Runs `fn` as the work of the batch's `index`-th envelope: in its trace (correlation and
+   * causation for the messages it builds) and in its `handle <type>` span, which continues the
+   * record's producer span and ends with the batch. What `fn` writes to an outbox continues that
+   * message's trace, as on the per-message path.
+   */
+  within<R>(index: number, fn: () => R): R;
 }
 
 export interface RetryPolicy {
@@ -228,7 +241,7 @@ export class ConsumerRunner {
   async runBatch<T extends TopicName>(
     topic: T,
     records: readonly InboundRecord[],
-    batchHandler: (envelopes: readonly EnvelopeOf<T>[], ctx: HandlerContext) => Promise<void>,
+    batchHandler: (envelopes: readonly EnvelopeOf<T>[], ctx: BatchContext) => Promise<void>,
     handler: (envelope: EnvelopeOf<T>, ctx: HandlerContext) => Promise<void>,
   ): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
@@ -244,14 +257,18 @@ export class ConsumerRunner {
     if (!first) return outcomes;
     const membership = new Membership(first.record.heartbeat, this.policy.heartbeatEveryMs, this.logger);
     this.active.add(membership);
-    let result: Attempt;
+    let result: Attempt | undefined;
+    const spans = new MessageSpans(valid);
     try {
       this.throwIfGone(membership);
-      result = await inBatchSpan(topic, valid.map((v) => v.record), () => this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), ctx), first.envelope, 1));
+      result = await inBatchSpan(topic, valid.map((v) => v.record), () =>
+        this.attempt((_, ctx) => batchHandler(valid.map((v) => v.envelope), { ...ctx, within: (i, fn) => spans.within(i, fn) }), first.envelope, 1),
+      );
       this.throwIfGone(membership);
     } finally {
       membership.stop();
       this.active.delete(membership);
+      spans.end(result?.ok === true ? undefined : (result?.error ?? 'left before the batch finished'));
     }
     if (result.ok) {
       for (const v of valid) {
@@ -438,6 +455,38 @@ function messageAttributes(record: InboundRecord, envelope: { id: string; type: 
     'mw.message.type': envelope.type,
     'mw.correlation_id': envelope.correlation_id,
   };
+}
+
+/**
+ * The `handle <type>` spans of a batch's records, started when the batch handler first works on a
+ * record (`BatchContext.within`) and ended with the batch: the per-message path's span, so a
+ * message's trace reads the same whichever path handled it.
+ */
+class MessageSpans {
+  private readonly started = new Map<number, { span: Span; parent: Context }>();
+
+  constructor(private readonly items: readonly { record: InboundRecord; envelope: { id: string; type: string; correlation_id: string; causation_id: string | null } }[]) {}
+
+  within<R>(index: number, fn: () => R): R {
+    const item = this.items[index];
+    if (!item) throw new RangeError(`no record ${index} in a batch of ${this.items.length}`);
+    let s = this.started.get(index);
+    if (!s) {
+      const { parent, remote } = consumedContext(item.record.headers);
+      const span = startSpan(`handle ${item.envelope.type}`, { kind: remote ? SpanKind.CONSUMER : SpanKind.INTERNAL, parent, attributes: { ...messageAttributes(item.record, item.envelope), 'mw.batch': true } });
+      s = { span, parent };
+      this.started.set(index, s);
+    }
+    const trace = { correlation_id: item.envelope.correlation_id, causation_id: item.envelope.causation_id, message_id: item.envelope.id };
+    return withSpan(s.span, () => runWithTrace(trace, fn), s.parent);
+  }
+
+  end(error: unknown): void {
+    for (const { span } of this.started.values()) {
+      if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.end();
+    }
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { KafkaContext } from '@nestjs/microservices';
-import type { EachMessagePayload } from 'kafkajs';
+import type { Batch, EachMessagePayload, KafkaMessage } from 'kafkajs';
 import { InboundRecord } from './consumer-runner';
 
 /** Adapts Nest's KafkaContext (transport configured with parser.keepBinary) to the runner's record, heartbeat included. */
@@ -27,4 +27,21 @@ export function recordFromPayload(p: EachMessagePayload): InboundRecord {
     headers: p.message.headers,
     heartbeat: p.heartbeat,
   };
+}
+
+/** Adapts messages of a kafkajs eachBatch payload (a chunk of `batch.messages`) to the runner's records. */
+export function recordsOfBatch(
+  batch: Pick<Batch, 'topic' | 'partition'>,
+  messages: readonly KafkaMessage[],
+  heartbeat: () => Promise<void>,
+): InboundRecord[] {
+  return messages.map((m) => ({
+    topic: batch.topic,
+    partition: batch.partition,
+    offset: m.offset,
+    key: m.key,
+    value: m.value,
+    headers: m.headers,
+    heartbeat,
+  }));
 }

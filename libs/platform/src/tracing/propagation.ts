@@ -113,6 +113,11 @@ export function untraced<T>(fn: () => T): T {
   return context.with(suppressTracing(context.active()), fn);
 }
 
+/** Runs `fn` with `span` active, as a child context of `parent` (a span started with `startSpan` and ended by its caller). */
+export function withSpan<T>(span: Span, fn: () => T, parent: Context = context.active()): T {
+  return context.with(trace.setSpan(parent, span), fn);
+}
+
 /** Runs `fn` in `ctx` (e.g. the context of a document's stored traceparent). */
 export function withContext<T>(ctx: Context, fn: () => T): T {
   return context.with(ctx, fn);

@@ -1,7 +1,7 @@
 /**
- * The projector consumer's life as kafkajs reports it, and whether the projector is ready.
+ * A plain kafkajs consumer's life as kafkajs reports it, and whether it is ready.
  * Ready only while the group is joined and no crash or stop came after: a consumer that
- * crashed (restarting or, without restart, dead) or stopped projects nothing, so readiness
+ * crashed (restarting or, without restart, dead) or stopped handles nothing, so readiness
  * must say so (issue #9 item 7). Plain rules; the consumer feeds the kafkajs events.
  */
 export type ConsumerStatus = 'starting' | 'running' | 'restarting' | 'crashed' | 'stopped';

@@ -1,0 +1,136 @@
+import type { CommandStartedEvent } from 'mongodb';
+import { createMongoClient } from '@mw/persistence';
+import { testEnv, uniqueName } from '@mw/testing';
+import { StockRepository } from '../stock/stock.repository';
+import { oid } from '../test/harness';
+import { reservationsService } from '../test/services';
+import { ReservationsRepository } from './reservations.repository';
+
+/**
+ * Group commit of ReserveStock and CommitStock (ADR 0012 §4) on the real replica set: the commands
+ * a consumed batch holds take a fixed number of MongoDB commands whatever their number, and every
+ * command that leaves the common path — a line that loses its guard, a duplicate inside the batch,
+ * an order that exists, an expired or a sold order — gets exactly the single path's answer.
+ */
+describe('inventory group commit', () => {
+  const env = testEnv();
+  const client = createMongoClient(env.mongoUrl, { monitorCommands: true });
+  const db = client.db(uniqueName('inventory_group'));
+  const stock = new StockRepository(db);
+  const reservations = new ReservationsRepository(db);
+  const service = reservationsService(reservations, stock);
+  const seen: string[] = [];
+  const record = (e: CommandStartedEvent) => {
+    if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
+  };
+
+  beforeAll(async () => {
+    await client.connect();
+    await stock.ensureIndexes();
+    await reservations.ensureIndexes();
+    client.on('commandStarted', record);
+  });
+  afterAll(async () => {
+    client.off('commandStarted', record);
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  async function counted(run: () => Promise<void>): Promise<string[]> {
+    seen.splice(0);
+    await run();
+    return seen.splice(0);
+  }
+  const answers = async (order: string) =>
+    ((await reservations.coll.findOne({ _id: order }))?._outbox ?? []).map(
+      (m) => (JSON.parse(m.envelope) as { type: string; payload: Record<string, unknown> }),
+    );
+  const reserve = (order: string, lines: { product_id: string; qty: number }[]) => ({
+    order_id: order,
+    zone: 'MSK',
+    lines,
+    hold_seconds: 600,
+  });
+
+  it('30 orders of 1–3 lines, one hot product among them: 3 commands to reserve all, 4 to sell all', async () => {
+    const [hot, ...others] = Array.from({ length: 4 }, (_, i) => oid(0x91, i + 1));
+    await stock.restock(hot!, 'MSK', 100, 'delivery');
+    for (const p of others) await stock.restock(p, 'MSK', 100, 'delivery');
+    const orders = Array.from({ length: 30 }, (_, i) => oid(0x92, i + 1));
+    const linesOf = (i: number) => [
+      { product_id: hot!, qty: 1 },
+      ...others.slice(0, i % 3).map((product_id) => ({ product_id, qty: 2 })),
+    ];
+    const reserving = await counted(() => service.reserveMany(orders.map((o, i) => reserve(o, linesOf(i)))));
+    expect(reserving).toEqual(['insert reservations', 'update stock', 'update reservations']);
+    for (const o of orders) {
+      expect(await reservations.get(o)).toMatchObject({ status: 'reserved' });
+      expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved']);
+    }
+    expect(await stock.findOne(hot!, 'MSK')).toMatchObject({ available: 70, reserved: 30, committed: 0 });
+
+    const selling = await counted(() => service.commitMany(orders));
+    expect(selling).toEqual(['find reservations', 'update reservations', 'update stock', 'update reservations']);
+    for (const o of orders) {
+      const doc = await reservations.get(o);
+      expect(doc).toMatchObject({ status: 'committed' });
+      expect(doc?.pending).toBeUndefined();
+      expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved', 'StockCommitted']);
+    }
+    expect(await stock.findOne(hot!, 'MSK')).toMatchObject({ available: 70, reserved: 0, committed: 30 });
+    // 10 orders had one other line of 2, 10 had two
+    expect(await stock.findOne(others[0]!, 'MSK')).toMatchObject({ available: 60, reserved: 0, committed: 40 });
+    expect(await stock.findOne(others[1]!, 'MSK')).toMatchObject({ available: 80, reserved: 0, committed: 20 });
+  });
+
+  it('a batch where some lines lose their guard: the short orders are rejected and hold nothing, the others are reserved', async () => {
+    const [scarce, plenty] = [oid(0x93, 1), oid(0x93, 2)];
+    await stock.restock(scarce, 'MSK', 3, 'delivery');
+    await stock.restock(plenty, 'MSK', 100, 'delivery');
+    const orders = Array.from({ length: 6 }, (_, i) => oid(0x94, i + 1));
+    // each wants 1 of `scarce` (3 in stock) and 1 of `plenty`: three win, three are short
+    await service.reserveMany(orders.map((o) => reserve(o, [{ product_id: scarce, qty: 1 }, { product_id: plenty, qty: 1 }])));
+    const docs = await Promise.all(orders.map((o) => reservations.get(o)));
+    const won = docs.filter((d) => d?.status === 'reserved');
+    const lost = docs.filter((d) => d?.status === 'rejected');
+    expect(won).toHaveLength(3);
+    expect(lost).toHaveLength(3);
+    for (const d of docs) expect(d?.pending).toBeUndefined();
+    for (const d of lost) {
+      const [answer, ...more] = await answers(d!._id);
+      expect(more).toEqual([]);
+      expect(answer).toMatchObject({ type: 'StockRejected', payload: { code: 'INVENTORY.INSUFFICIENT_STOCK' } });
+    }
+    // the losers' `plenty` holds went back: only the winners hold anything
+    expect(await stock.findOne(scarce, 'MSK')).toMatchObject({ available: 0, reserved: 3 });
+    expect(await stock.findOne(plenty, 'MSK')).toMatchObject({ available: 97, reserved: 3 });
+    const holders = (await stock.findOne(plenty, 'MSK'))!.reservations.map((h) => h.order_id).sort();
+    expect(holders).toEqual(won.map((d) => d!._id).sort());
+  });
+
+  it('a duplicate inside one batch and a redelivery of an answered order: one answer each, nothing held twice', async () => {
+    const p = oid(0x95, 1);
+    await stock.restock(p, 'MSK', 10, 'delivery');
+    const [old, twice, fresh] = [oid(0x96, 1), oid(0x96, 2), oid(0x96, 3)];
+    await service.reserve(reserve(old, [{ product_id: p, qty: 1 }]));
+    await service.reserveMany([
+      reserve(old, [{ product_id: p, qty: 1 }]),
+      reserve(twice, [{ product_id: p, qty: 2 }]),
+      reserve(fresh, [{ product_id: p, qty: 1 }]),
+      reserve(twice, [{ product_id: p, qty: 2 }]),
+    ]);
+    for (const o of [old, twice, fresh]) expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved']);
+    expect(await stock.findOne(p, 'MSK')).toMatchObject({ available: 6, reserved: 4 });
+
+    // CommitStock: a sold order, a duplicate inside the batch, and an order whose hold expired
+    const expired = oid(0x96, 4);
+    await service.reserve(reserve(expired, [{ product_id: p, qty: 1 }]));
+    await reservations.coll.updateOne({ _id: expired }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    await service.commit(old);
+    await service.commitMany([old, twice, fresh, twice, expired]);
+    expect((await answers(old)).map((a) => a.type)).toEqual(['StockReserved', 'StockCommitted']);
+    for (const o of [twice, fresh]) expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved', 'StockCommitted']);
+    expect((await answers(expired)).map((a) => a.type)).toEqual(['StockReserved', 'StockReleased', 'StockCommitFailed']);
+    expect(await stock.findOne(p, 'MSK')).toMatchObject({ available: 6, reserved: 0, committed: 4 });
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Runs one group commit of the reservations service in a process of its own and stops for good at a
+ * chosen point, so a test can SIGKILL it exactly there (the production code, plain classes, no test
+ * hook in the service).
+ * argv: mongoUrl dbName eventsTopic point json
+ *   after-holds:  `reserveMany(json: ReserveStock payloads)` — every order claimed and every line held
+ *                 in the batch's bulkWrite; no order moved to `reserved`, no answer stored;
+ *   after-status: `commitMany(json: order ids)` — every order `committed` with `pending: 'commit'` and
+ *                 its StockCommitted stored; no stock document moved.
+ */
+import pino from 'pino';
+import { createMongoClient } from '@mw/persistence';
+import { InventoryEvents } from '../outbox/inventory-events';
+import { OutboxNudge } from '../outbox/outbox.service';
+import { ReservationsRepository } from '../reservations/reservations.repository';
+import { ReservationsService } from '../reservations/reservations.service';
+import { StockRepository } from '../stock/stock.repository';
+
+type Point = 'after-holds' | 'after-status';
+
+function stop(point: Point): Promise<never> {
+  process.stdout.write(`PAUSED ${point}\n`);
+  return new Promise<never>(() => undefined);
+}
+
+class StopAt extends StockRepository {
+  constructor(
+    db: ConstructorParameters<typeof StockRepository>[0],
+    private readonly point: Point,
+  ) {
+    super(db);
+  }
+
+  override async holdMany(orders: Parameters<StockRepository['holdMany']>[0]): Promise<boolean> {
+    const held = await super.holdMany(orders);
+    if (this.point === 'after-holds') await stop(this.point);
+    return held;
+  }
+
+  override async settleMany(...args: Parameters<StockRepository['settleMany']>): Promise<void> {
+    if (this.point === 'after-status') await stop(this.point);
+    return super.settleMany(...args);
+  }
+}
+
+async function main(): Promise<void> {
+  const [mongoUrl, dbName, eventsTopic, point, json] = process.argv.slice(2) as [string, string, string, Point, string];
+  const client = await createMongoClient(mongoUrl).connect();
+  const db = client.db(dbName);
+  const service = new ReservationsService(
+    new ReservationsRepository(db),
+    new StopAt(db, point),
+    new InventoryEvents(eventsTopic),
+    new OutboxNudge(),
+    { zones: ['MSK', 'SPB', 'EKB'], maxLines: 50, maxQtyPerLine: 1000 },
+    pino({ level: 'warn' }, pino.destination(2)),
+  );
+  process.stdout.write('group-started\n');
+  if (point === 'after-holds') await service.reserveMany(JSON.parse(json));
+  else await service.commitMany(JSON.parse(json));
+  process.stdout.write('group-done\n'); // never reached: the test kills the process at the stop
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack}\n`);
+  process.exit(1);
+});
