@@ -464,15 +464,19 @@ function messageAttributes(record: InboundRecord, envelope: { id: string; type: 
  */
 class MessageSpans {
   private readonly started = new Map<number, { span: Span; parent: Context }>();
+  /** Each record's parent, read where the batch was consumed (not inside the batch's own span). */
+  private readonly parents: { parent: Context; remote: boolean }[];
 
-  constructor(private readonly items: readonly { record: InboundRecord; envelope: { id: string; type: string; correlation_id: string; causation_id: string | null } }[]) {}
+  constructor(private readonly items: readonly { record: InboundRecord; envelope: { id: string; type: string; correlation_id: string; causation_id: string | null } }[]) {
+    this.parents = items.map((i) => consumedContext(i.record.headers));
+  }
 
   within<R>(index: number, fn: () => R): R {
     const item = this.items[index];
     if (!item) throw new RangeError(`no record ${index} in a batch of ${this.items.length}`);
     let s = this.started.get(index);
     if (!s) {
-      const { parent, remote } = consumedContext(item.record.headers);
+      const { parent, remote } = this.parents[index]!;
       const span = startSpan(`handle ${item.envelope.type}`, { kind: remote ? SpanKind.CONSUMER : SpanKind.INTERNAL, parent, attributes: { ...messageAttributes(item.record, item.envelope), 'mw.batch': true } });
       s = { span, parent };
       this.started.set(index, s);
