@@ -7,6 +7,9 @@
  *   npm run bench:inventory            (infra from `npm run infra:env`, starts it if needed)
  *   npm run bench:inventory -- --orders=200 --out=/tmp/inventory.json   (a quick check run: fewer
  *                                      orders per scenario, results elsewhere than the committed file)
+ *   npm run bench:inventory -- --only='1,000 products, 128' --cpu-prof=/tmp/prof --out=/tmp/i.json
+ *                                     (the scenarios whose name contains the text; the service under
+ *                                      node --cpu-prof, its profile written to the directory when it stops)
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -29,6 +32,8 @@ const arg = (name: string): string | undefined => process.argv.find((a) => a.sta
 const ORDERS_PER_SCENARIO = Number(arg('orders') ?? 4000);
 const OUT = arg('out') ?? join(__dirname, 'results.json');
 const SCENARIO_BUDGET_MS = 30_000;
+const ONLY = arg('only');
+const CPU_PROF_DIR = arg('cpu-prof');
 /** Partitions of the bench topics, all consumed at once by the one instance. */
 const PARTITIONS = 8;
 
@@ -97,7 +102,8 @@ async function main(): Promise<void> {
   const consumer = kafka.consumer({ groupId: uniqueName('inventory_bench_probe') });
   const results: Record<string, unknown>[] = [];
   try {
-    child = spawn(process.execPath, [BUNDLE], { env: serviceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+    child = spawn(process.execPath, [...profile, BUNDLE], { env: serviceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
     await waitHttp(`http://127.0.0.1:${serviceEnv.HTTP_PORT}/health/ready`, 90_000);
     await consumer.connect();
     await consumer.subscribe({ topics: [eventsTopic], fromBeginning: true });
@@ -127,6 +133,7 @@ async function main(): Promise<void> {
       { name: 'bare kafkajs + driver loop: 1,000 products, 128 in flight', products: 1000, inFlight: 128, orders: ORDERS_PER_SCENARIO, bare: true },
     ];
     for (const [s, scenario] of scenarios.entries()) {
+      if (ONLY !== undefined && !scenario.name.includes(ONLY)) continue;
       await seed(db, scenario.products, 0xbe00 + s, scenario.orders);
       results.push(await run(scenario, 0xbe00 + s));
     }
@@ -178,7 +185,7 @@ async function main(): Promise<void> {
         for (; batch.length < scenario.inFlight - outstanding && next < scenario.orders; next++) {
           const id = oid(prefix, next);
           const product = oid(prefix, 1_000_000 + (next % scenario.products));
-          const msg = createMessage('inventory.commands.v1', 'ReserveStock', { order_id: id, zone: 'MSK', lines: [{ product_id: product, qty: 1 }], hold_seconds: 3600 }, { correlation_id: randomUUID(), causation_id: null });
+          const msg = createMessage('inventory.commands.v1', 'ReserveStock', { order_id: id, zone: 'MSK', lines: [{ product_id: product, qty: 1 }], hold_seconds: 900 }, { correlation_id: randomUUID(), causation_id: null });
           batch.push({ ...msg, topic } as OutgoingMessage);
           replies.sent(id, performance.now());
         }

@@ -59,11 +59,7 @@ export class ReservationsService {
     const problem = validateReserve(cmd, this.limits);
     if (problem) return this.rejectInvalid(cmd.order_id, cmd.zone, problem);
     const now = new Date();
-    const holdSeconds = grantedHoldSeconds(cmd.hold_seconds, this.limits);
-    if (holdSeconds < cmd.hold_seconds) {
-      this.logger.warn({ order_id: cmd.order_id, requested_hold_seconds: cmd.hold_seconds, hold_seconds: holdSeconds }, 'ReserveStock asks for a longer hold than INVENTORY_MAX_HOLD_SECONDS: held for the maximum');
-    }
-    const fresh = newReservation(cmd, new Date(now.getTime() + holdSeconds * 1000), now);
+    const fresh = newReservation(cmd, new Date(now.getTime() + this.holdSecondsOf(cmd) * 1000), now);
     // No read before the holds: their guards decide. Only for a line this process last found short
     // (a sold-out hot product) the old fast path pays: one primary read and one insert that stores
     // the rejection with its answer. Nothing is decremented there, so nothing can oversell.
@@ -94,9 +90,8 @@ export class ReservationsService {
         single.push(index);
         continue;
       }
-      const holdSeconds = grantedHoldSeconds(cmd.hold_seconds, this.limits);
-      const doc = newReservation(cmd, new Date(now.getTime() + holdSeconds * 1000), now);
-      if (holdSeconds < cmd.hold_seconds || this.shortNow.any(doc.zone, doc.lines)) single.push(index);
+      const doc = newReservation(cmd, new Date(now.getTime() + this.holdSecondsOf(cmd) * 1000), now);
+      if (this.shortNow.any(doc.zone, doc.lines)) single.push(index);
       else fresh.set(id, { index, doc });
     }
     const created = await this.reservations.claimMany([...fresh.values()].map((f) => f.doc));
@@ -104,6 +99,15 @@ export class ReservationsService {
     const claimed = [...fresh.values()].filter((f) => created.has(f.doc._id));
     if (claimed.length > 0) await this.finishReserving(claimed, within);
     for (const index of single.sort((a, b) => a - b)) await within(index, () => this.reserve(cmds[index]!));
+  }
+
+  /** The hold a command gets: what it asks, at most INVENTORY_MAX_HOLD_SECONDS (said in the log when cut). */
+  private holdSecondsOf(cmd: ReserveCommand): number {
+    const holdSeconds = grantedHoldSeconds(cmd.hold_seconds, this.limits);
+    if (holdSeconds < cmd.hold_seconds) {
+      this.logger.warn({ order_id: cmd.order_id, requested_hold_seconds: cmd.hold_seconds, hold_seconds: holdSeconds }, 'ReserveStock asks for a longer hold than INVENTORY_MAX_HOLD_SECONDS: held for the maximum');
+    }
+    return holdSeconds;
   }
 
   private async finishReserving(claimed: readonly { index: number; doc: ReservationDoc }[], within: Within): Promise<void> {
