@@ -61,8 +61,12 @@ describe('inventory group commit', () => {
       { product_id: hot!, qty: 1 },
       ...others.slice(0, i % 3).map((product_id) => ({ product_id, qty: 2 })),
     ];
+    const hotWrites = () => client.db('local').collection('oplog.rs').countDocuments({ ns: `${db.databaseName}.stock`, 'o2._id': `${hot}:MSK` });
+    const restocked = await hotWrites();
     const reserving = await counted(() => service.reserveMany(orders.map((o, i) => reserve(o, linesOf(i)))));
     expect(reserving).toEqual(['insert reservations', 'update stock', 'update reservations']);
+    // the hot product's 30 holds: one write of its document (oplog entries)
+    expect((await hotWrites()) - restocked).toBe(1);
     for (const o of orders) {
       expect(await reservations.get(o)).toMatchObject({ status: 'reserved' });
       expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved']);
@@ -71,6 +75,7 @@ describe('inventory group commit', () => {
 
     const selling = await counted(() => service.commitMany(orders));
     expect(selling).toEqual(['find reservations', 'update reservations', 'update stock', 'update reservations']);
+    expect((await hotWrites()) - restocked).toBe(2);
     for (const o of orders) {
       const doc = await reservations.get(o);
       expect(doc).toMatchObject({ status: 'committed' });
@@ -132,5 +137,26 @@ describe('inventory group commit', () => {
     for (const o of [twice, fresh]) expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved', 'StockCommitted']);
     expect((await answers(expired)).map((a) => a.type)).toEqual(['StockReserved', 'StockReleased', 'StockCommitFailed']);
     expect(await stock.findOne(p, 'MSK')).toMatchObject({ available: 6, reserved: 0, committed: 4 });
+  });
+
+  it.each([
+    { n: 1, how: 'released by a stale processor (its hold back, the order remembered as released)', mark: true },
+    { n: 2, how: 'missing from the document with no memory of it', mark: false },
+  ])('a sale batch on a shared document where one order’s hold is $how: the others are sold there, that one is not', async ({ n, mark }) => {
+    const p = oid(0x97, n);
+    await stock.restock(p, 'MSK', 10, 'delivery');
+    const [gone, kept, other] = [oid(0x98, 3 * n + 1), oid(0x98, 3 * n + 2), oid(0x98, 3 * n + 3)];
+    await service.reserveMany([gone, kept, other].map((o) => reserve(o, [{ product_id: p, qty: 2 }])));
+    // the reservation still says reserved: the document-wide sale must not match, nor count its units
+    await stock.coll.updateOne(
+      { _id: `${p}:MSK` },
+      { $pull: { reservations: { order_id: gone } }, $inc: { available: 2, reserved: -2 }, ...(mark ? { $push: { settled: { order_id: gone, as: 'released' as const, at: new Date() } } } : {}) },
+    );
+    await service.commitMany([gone, kept, other]);
+    expect(await stock.findOne(p, 'MSK')).toMatchObject({ available: 6, reserved: 0, committed: 4 });
+    const settled = (await stock.findOne(p, 'MSK'))!.settled.map((m) => [m.order_id, m.as]);
+    expect(settled).toEqual(expect.arrayContaining([[kept, 'committed'], [other, 'committed']]));
+    // `gone` is remembered once: as released, or (no hold to sell) as settled by the sale with nothing sold
+    expect(settled.filter(([o]) => o === gone)).toEqual([[gone, mark ? 'released' : 'committed']]);
   });
 });

@@ -133,13 +133,41 @@ export class StockRepository {
     orders: readonly { zone: string; lines: readonly Line[]; orderId: string; expiresAt: Date }[],
   ): Promise<boolean> {
     const now = new Date();
-    const ops = orders.flatMap((o) =>
-      o.lines.map((line) => ({ updateOne: this.holdOp(o.zone, line, o.orderId, o.expiresAt, now) })),
+    const ops = [...linesByDocument(orders)].map(([, holds]) =>
+      holds.length === 1
+        ? { updateOne: this.holdOp(holds[0]!.zone, holds[0]!.line, holds[0]!.orderId, holds[0]!.expiresAt, now) }
+        : { updateOne: this.holdAllOp(holds, now) },
     );
     if (ops.length === 0) return true;
     const res = await this.coll.bulkWrite(ops, { ordered: false });
     if (res.modifiedCount > 0) this.activity.changed();
     return res.matchedCount === ops.length;
+  }
+
+  /**
+   * The holds of several orders on one document as one update (a hot product's batch rewrites its
+   * document once, not once per order): all or none, guarded by the sum of their quantities and by
+   * `holdOp`'s per-order guards for every one of them. A document that cannot take them all takes
+   * none, and each order then goes through `holdAll` alone.
+   */
+  private holdAllOp(holds: readonly DocumentLine<{ expiresAt: Date }>[], now: Date): UpdateOp {
+    const { zone, line } = holds[0]!;
+    const ids = holds.map((h) => h.orderId);
+    const units = holds.reduce((n, h) => n + h.line.qty, 0);
+    return {
+      filter: {
+        _id: stockKey(line.product_id, zone),
+        available: { $gte: units },
+        'reservations.order_id': { $nin: ids },
+        'settled.order_id': { $nin: ids },
+      },
+      update: this.change(
+        now,
+        { $inc: { available: -units, reserved: units, version: holds.length } },
+        holds.map((h) => entry(line.product_id, zone, 'reserve', h.line.qty, now, h.orderId)),
+        { reservations: { $each: holds.map((h) => ({ order_id: h.orderId, qty: h.line.qty, expires_at: h.expiresAt })) } },
+      ),
+    };
   }
 
   /** One line's hold (`holdAll` of one line). */
@@ -175,6 +203,7 @@ export class StockRepository {
   ): Promise<void> {
     const now = new Date();
     const as: SettledAs = how === 'commit' ? 'committed' : how === 'expire' ? 'expired' : 'released';
+    if (how === 'commit' && orders.length > 1 && (await this.commitByDocument(orders, now))) return;
     const ops = orders.flatMap(({ zone, lines, orderId }) =>
       lines.flatMap((line) => [
         {
@@ -189,6 +218,42 @@ export class StockRepository {
     if (ops.length === 0) return;
     const res = await this.coll.bulkWrite(ops, { ordered: true });
     if (res.modifiedCount > 0) this.activity.changed();
+  }
+
+  /**
+   * The sales of many orders, one update per stock document (a hot product's batch rewrites it once):
+   * on each document every order's hold of exactly its qty must be there and none of the orders
+   * settled here, or the update matches nothing. True when every document took its update; false
+   * leaves the rest to the per-line writes, whose guards skip what was sold here.
+   */
+  private async commitByDocument(orders: readonly { zone: string; lines: readonly Line[]; orderId: string }[], now: Date): Promise<boolean> {
+    const ops = [...linesByDocument(orders)].map(([_id, sales]) => {
+      const ids = sales.map((s) => s.orderId);
+      const units = sales.reduce((n, s) => n + s.line.qty, 0);
+      const { product_id } = sales[0]!.line;
+      const zone = sales[0]!.zone;
+      return {
+        updateOne: {
+          filter: {
+            _id,
+            reservations: { $all: sales.map((s) => ({ $elemMatch: { order_id: s.orderId, qty: s.line.qty } })) },
+            'settled.order_id': { $nin: ids },
+          } as Filter<StockDoc>,
+          update: {
+            $inc: { reserved: -units, committed: units, version: sales.length },
+            $set: { updated_at: now },
+            $push: {
+              _ledger: { $each: sales.map((s) => entry(product_id, zone, 'commit', s.line.qty, now, s.orderId)) },
+              settled: { $each: ids.map((order_id) => ({ order_id, as: 'committed', at: now })), $slice: -this.settledKeep },
+            },
+            $pull: { reservations: { order_id: { $in: ids } } },
+          } as UpdateFilter<StockDoc>,
+        },
+      };
+    });
+    const res = await this.coll.bulkWrite(ops, { ordered: false });
+    if (res.modifiedCount > 0) this.activity.changed();
+    return res.matchedCount === ops.length;
   }
 
   /**
@@ -624,6 +689,24 @@ export class StockRepository {
  * Why a hold missed, from the primary read of its document (projected to this order's hold and
  * memory); undefined when nothing explains it (the stock came back meanwhile: try again).
  */
+/** One order's line on its stock document, with what the caller carries along (its hold's expiry). */
+type DocumentLine<T = object> = { readonly zone: string; readonly line: Line; readonly orderId: string } & T;
+
+/** The lines of many orders grouped by stock document, in first-seen order. */
+function linesByDocument<T extends { readonly zone: string; readonly lines: readonly Line[]; readonly orderId: string }>(
+  orders: readonly T[],
+): Map<string, DocumentLine<Omit<T, 'lines' | 'zone' | 'orderId'>>[]> {
+  const byDoc = new Map<string, DocumentLine<Omit<T, 'lines' | 'zone' | 'orderId'>>[]>();
+  for (const { lines, ...order } of orders)
+    for (const line of lines) {
+      const key = stockKey(line.product_id, order.zone);
+      const list = byDoc.get(key) ?? [];
+      list.push({ ...order, line } as DocumentLine<Omit<T, 'lines' | 'zone' | 'orderId'>>);
+      byDoc.set(key, list);
+    }
+  return byDoc;
+}
+
 function whyMissed(
   doc: (Pick<StockDoc, 'available'> & Partial<Pick<StockDoc, 'reservations' | 'settled'>>) | undefined,
   line: Line,
