@@ -161,7 +161,7 @@ async function main(): Promise<void> {
       server_probe_after_run: serverProbe,
       results,
       service_to_bare_loop_ratio: ratios,
-      bare_loop: 'the same command and reply messages on topics with the same partitions, consumed with the same partition concurrency, batched as the service batches (per fetched partition batch, all w:majority): one insert of the reservations, one unordered bulkWrite of the conditional $inc/$push holds with their ledger entries, one bulkWrite setting the reservations reserved with their outbox entries, one send of the replies, one update clearing the outbox entries',
+      bare_loop: 'the same command and reply messages on topics with the same partitions, consumed with the same partition concurrency, batched as the service batches (per fetched partition batch, all w:majority): one insert of the reservations, one unordered bulkWrite of the conditional $inc/$push holds with their ledger entries (one update per stock document, as the service merges them), one bulkWrite setting the reservations reserved with their outbox entries, one send of the replies, one update clearing the outbox entries',
       stock_documents_violating_invariant: inconsistent,
     };
     writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
@@ -247,14 +247,22 @@ async function startBareLoop(kafka: Kafka, db: ReturnType<MongoClient['db']>, co
       if (commands.length === 0) return;
       const now = new Date();
       await reservations.insertMany(commands.map(({ payload }) => ({ _id: payload.order_id, status: 'reserving', lines: payload.lines, zone: payload.zone, created_at: now })) as never[], { ...majority, ordered: false });
-      const holds = commands.flatMap(({ payload }) =>
-        payload.lines.map((l) => ({
+      // one update per stock document, as the service merges a batch's holds on one document
+      const byDoc = new Map<string, { order_id: string; qty: number; expires_at: Date }[]>();
+      for (const { payload } of commands)
+        for (const l of payload.lines) {
+          const key = stockKey(l.product_id, payload.zone);
+          byDoc.set(key, [...(byDoc.get(key) ?? []), { order_id: payload.order_id, qty: l.qty, expires_at: new Date(now.getTime() + payload.hold_seconds * 1000) }]);
+        }
+      const holds = [...byDoc].map(([_id, hs]) => {
+        const units = hs.reduce((n, h) => n + h.qty, 0);
+        return {
           updateOne: {
-            filter: { _id: stockKey(l.product_id, payload.zone), available: { $gte: l.qty }, 'reservations.order_id': { $ne: payload.order_id } },
-            update: { $inc: { available: -l.qty, reserved: l.qty, version: 1 }, $set: { updated_at: now, level_dirty: true }, $push: { reservations: { order_id: payload.order_id, qty: l.qty, expires_at: new Date(now.getTime() + payload.hold_seconds * 1000) }, _ledger: { _id: randomUUID(), kind: 'reserve', qty: l.qty, at: now } } },
+            filter: { _id, available: { $gte: units }, 'reservations.order_id': { $nin: hs.map((h) => h.order_id) } },
+            update: { $inc: { available: -units, reserved: units, version: hs.length }, $set: { updated_at: now, level_dirty: true }, $push: { reservations: { $each: hs }, _ledger: { $each: hs.map((h) => ({ _id: randomUUID(), kind: 'reserve', qty: h.qty, at: now })) } } },
           },
-        })),
-      );
+        };
+      });
       const res = await stock.bulkWrite(holds as never[], { ...majority, ordered: false });
       // a guard that did not match took no hold: the figure would not be a reservation rate (checked after the run)
       misses += holds.length - res.matchedCount;
