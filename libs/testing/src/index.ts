@@ -9,3 +9,4 @@ export * from './api-document';
 export * from './keycloak-users';
 export * from './infra-env';
 export * from './proc-cpu';
+export * from './recorded-spans';

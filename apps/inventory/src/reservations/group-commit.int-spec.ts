@@ -1,10 +1,5 @@
-import type { CommandStartedEvent } from 'mongodb';
-import { createMongoClient } from '@mw/persistence';
-import { testEnv, uniqueName } from '@mw/testing';
-import { StockRepository } from '../stock/stock.repository';
 import { oid } from '../test/harness';
-import { reservationsService } from '../test/services';
-import { ReservationsRepository } from './reservations.repository';
+import { countedInventory } from '../test/services';
 
 /**
  * Group commit of ReserveStock and CommitStock (ADR 0012 §4) on the real replica set: the commands
@@ -13,34 +8,7 @@ import { ReservationsRepository } from './reservations.repository';
  * an order that exists, an expired or a sold order — gets exactly the single path's answer.
  */
 describe('inventory group commit', () => {
-  const env = testEnv();
-  const client = createMongoClient(env.mongoUrl, { monitorCommands: true });
-  const db = client.db(uniqueName('inventory_group'));
-  const stock = new StockRepository(db);
-  const reservations = new ReservationsRepository(db);
-  const service = reservationsService(reservations, stock);
-  const seen: string[] = [];
-  const record = (e: CommandStartedEvent) => {
-    if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
-  };
-
-  beforeAll(async () => {
-    await client.connect();
-    await stock.ensureIndexes();
-    await reservations.ensureIndexes();
-    client.on('commandStarted', record);
-  });
-  afterAll(async () => {
-    client.off('commandStarted', record);
-    await db.dropDatabase();
-    await client.close();
-  });
-
-  async function counted(run: () => Promise<void>): Promise<string[]> {
-    seen.splice(0);
-    await run();
-    return seen.splice(0);
-  }
+  const { client, db, stock, reservations, service, counted } = countedInventory('inventory_group');
   const answers = async (order: string) =>
     ((await reservations.coll.findOne({ _id: order }))?._outbox ?? []).map(
       (m) => (JSON.parse(m.envelope) as { type: string; payload: Record<string, unknown> }),

@@ -4,7 +4,6 @@ import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { OutboxNudge } from '../outbox/outbox.service';
-import { StockDoc } from '../stock/stock';
 import { StockRepository } from '../stock/stock.repository';
 import { InventoryHarness, oid } from '../test/harness';
 import { PausingChild } from '../test/pausing-child';
@@ -31,15 +30,7 @@ describe('a return killed by SIGKILL completes exactly once after the restart', 
     await h.stop();
   });
 
-  const counters = async (p: string) => {
-    const d = (await h.db.collection<StockDoc>('stock').findOne({ _id: `${p}:MSK` }))!;
-    return {
-      available: d.available,
-      reserved: d.reserved,
-      committed: d.committed,
-      marks: (d.return_marks ?? []).map((m) => m.order_id),
-    };
-  };
+  const counters = (p: string) => h.counters(p);
   const order = (id: string) => h.db.collection<ReservationDoc>('reservations').findOne({ _id: id });
   const killAt = async (orderId: string, point: 'after-status' | 'after-apply') => {
     child = new PausingChild('return-child.ts', [

@@ -1,10 +1,5 @@
-import type { CommandStartedEvent } from 'mongodb';
-import { createMongoClient } from '@mw/persistence';
-import { testEnv, uniqueName } from '@mw/testing';
-import { StockRepository } from '../stock/stock.repository';
 import { oid } from '../test/harness';
-import { reservationsService } from '../test/services';
-import { ReservationsRepository } from './reservations.repository';
+import { countedInventory } from '../test/services';
 
 /**
  * MongoDB commands one ReserveStock / CommitStock costs on the command path, counted with the
@@ -12,34 +7,7 @@ import { ReservationsRepository } from './reservations.repository';
  * Every command the service sends is one round trip; a bulkWrite of N lines is one command.
  */
 describe('round trips per inventory command', () => {
-  const env = testEnv();
-  const client = createMongoClient(env.mongoUrl, { monitorCommands: true });
-  const db = client.db(uniqueName('inventory_round_trips'));
-  const stock = new StockRepository(db);
-  const reservations = new ReservationsRepository(db);
-  const service = reservationsService(reservations, stock);
-  const seen: string[] = [];
-  const record = (e: CommandStartedEvent) => {
-    if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
-  };
-
-  beforeAll(async () => {
-    await client.connect();
-    await stock.ensureIndexes();
-    await reservations.ensureIndexes();
-    client.on('commandStarted', record);
-  });
-  afterAll(async () => {
-    client.off('commandStarted', record);
-    await db.dropDatabase();
-    await client.close();
-  });
-
-  async function counted(run: () => Promise<void>): Promise<string[]> {
-    seen.splice(0);
-    await run();
-    return seen.splice(0);
-  }
+  const { stock, reservations, service, counted } = countedInventory('inventory_round_trips');
 
   const cases = [
     { lines: 1, series: 1 },

@@ -15,41 +15,31 @@ import { OutboxNudge } from '../outbox/outbox.service';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { ReservationsService } from '../reservations/reservations.service';
 import { StockRepository } from '../stock/stock.repository';
+import { pauseForKill } from './pausing-child';
 
 type Point = 'after-holds' | 'after-status';
 
-function stop(point: Point): Promise<never> {
-  process.stdout.write(`PAUSED ${point}\n`);
-  return new Promise<never>(() => undefined);
-}
+const [mongoUrl, dbName, eventsTopic, point, json] = process.argv.slice(2) as [string, string, string, Point, string];
 
 class StopAt extends StockRepository {
-  constructor(
-    db: ConstructorParameters<typeof StockRepository>[0],
-    private readonly point: Point,
-  ) {
-    super(db);
-  }
-
   override async holdMany(orders: Parameters<StockRepository['holdMany']>[0]): Promise<boolean> {
     const held = await super.holdMany(orders);
-    if (this.point === 'after-holds') await stop(this.point);
+    if (point === 'after-holds') await pauseForKill(point);
     return held;
   }
 
   override async settleMany(...args: Parameters<StockRepository['settleMany']>): Promise<void> {
-    if (this.point === 'after-status') await stop(this.point);
+    if (point === 'after-status') await pauseForKill(point);
     return super.settleMany(...args);
   }
 }
 
 async function main(): Promise<void> {
-  const [mongoUrl, dbName, eventsTopic, point, json] = process.argv.slice(2) as [string, string, string, Point, string];
   const client = await createMongoClient(mongoUrl).connect();
   const db = client.db(dbName);
   const service = new ReservationsService(
     new ReservationsRepository(db),
-    new StopAt(db, point),
+    new StopAt(db),
     new InventoryEvents(eventsTopic),
     new OutboxNudge(),
     { zones: ['MSK', 'SPB', 'EKB'], maxLines: 50, maxQtyPerLine: 1000 },

@@ -10,6 +10,7 @@ import { accessToken, type DemoUser, kafkaSaslEnv, serviceToken, startService, t
 import { api } from '../api';
 import { AppModule } from '../app.module';
 import { InventoryConfig, loadInventoryConfig } from '../config';
+import { StockDoc, stockKey } from '../stock/stock';
 
 /** Who calls: a demo user (password grant), the operations client (`service`), a raw Authorization header, or nobody. */
 export type Who = DemoUser | 'service' | { readonly authorization: string } | undefined;
@@ -129,6 +130,13 @@ export class InventoryHarness {
   /** Raw bytes on the commands topic (for contract-breaking messages). */
   async sendRaw(key: string, value: string): Promise<void> {
     await this.publisher.sendRaw(this.config.INVENTORY_COMMANDS_TOPIC, { key, value, headers: {} });
+  }
+
+  /** The counters of one stock document, and the orders whose return is marked on it. */
+  async counters(productId: string, zone = 'MSK'): Promise<{ available: number; reserved: number; committed: number; marks: string[] }> {
+    const d = await this.db.collection<StockDoc>('stock').findOne({ _id: stockKey(productId, zone) });
+    if (!d) throw new Error(`no stock document ${stockKey(productId, zone)}`);
+    return { available: d.available, reserved: d.reserved, committed: d.committed, marks: (d.return_marks ?? []).map((m) => m.order_id) };
   }
 
   eventsFor(orderId: string, type?: string): EventSeen[] {

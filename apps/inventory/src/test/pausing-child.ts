@@ -36,3 +36,9 @@ export class PausingChild {
     await this.exited;
   }
 }
+
+/** In the child script: says `PAUSED <marker>` and never returns (the test kills the process here). */
+export function pauseForKill(marker: string): Promise<never> {
+  process.stdout.write(`PAUSED ${marker}\n`);
+  return new Promise<never>(() => undefined);
+}

@@ -13,13 +13,11 @@ import { Line } from '../reservations/reservation';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { ReservationsService } from '../reservations/reservations.service';
 import { StockRepository } from '../stock/stock.repository';
+import { pauseForKill } from './pausing-child';
 
 type Point = 'after-status' | 'after-apply';
 
-function stop(point: Point, orderId: string): Promise<never> {
-  process.stdout.write(`PAUSED ${point} ${orderId}\n`);
-  return new Promise<never>(() => undefined);
-}
+const stop = (point: Point, orderId: string): Promise<never> => pauseForKill(`${point} ${orderId}`);
 
 class StopAt extends StockRepository {
   constructor(

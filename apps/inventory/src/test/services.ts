@@ -1,4 +1,7 @@
+import type { CommandStartedEvent } from 'mongodb';
 import pino from 'pino';
+import { createMongoClient } from '@mw/persistence';
+import { testEnv, uniqueName } from '@mw/testing';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { OutboxNudge } from '../outbox/outbox.service';
 import { ReservationsRepository } from '../reservations/reservations.repository';
@@ -21,3 +24,37 @@ export const reservationsService = (
     TEST_LIMITS,
     pino({ level: 'silent' }),
   );
+
+/**
+ * Inventory's repositories and reservations service on a private database of the test replica set,
+ * through a client with command monitoring: `counted(run)` answers the MongoDB commands `run` sent
+ * (`<command> <collection>`), each one round trip. Registers its own setup and teardown hooks.
+ */
+export function countedInventory(prefix: string) {
+  const client = createMongoClient(testEnv().mongoUrl, { monitorCommands: true });
+  const db = client.db(uniqueName(prefix));
+  const stock = new StockRepository(db);
+  const reservations = new ReservationsRepository(db);
+  const service = reservationsService(reservations, stock);
+  const seen: string[] = [];
+  const record = (e: CommandStartedEvent) => {
+    if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
+  };
+  beforeAll(async () => {
+    await client.connect();
+    await stock.ensureIndexes();
+    await reservations.ensureIndexes();
+    client.on('commandStarted', record);
+  });
+  afterAll(async () => {
+    client.off('commandStarted', record);
+    await db.dropDatabase();
+    await client.close();
+  });
+  const counted = async (run: () => Promise<void>): Promise<string[]> => {
+    seen.splice(0);
+    await run();
+    return seen.splice(0);
+  };
+  return { client, db, stock, reservations, service, counted };
+}

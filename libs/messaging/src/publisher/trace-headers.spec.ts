@@ -1,22 +1,12 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
-import { isTracingSuppressed, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AlwaysOnSampler, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { context, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import { isTracingSuppressed } from '@opentelemetry/core';
 import { inSpan } from '@mw/platform';
+import { recordSpans } from '@mw/testing';
 import { toOutboxEntries } from '../outbox/outbox';
 import { toRecord } from '../outbox/outbox-batch';
 import { parentOf, sendTraced } from './trace-headers';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ sampler: new AlwaysOnSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] });
-beforeAll(() => provider.register({ propagator: new W3CTraceContextPropagator() }));
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
-beforeEach(() => exporter.reset());
+const exporter = recordSpans();
 
 const A = '00-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-1111111111111111-01';
 const B = '00-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb-2222222222222222-01';
