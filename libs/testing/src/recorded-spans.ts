@@ -8,6 +8,8 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
  * propagation, emptied before each test) and answers its exporter. Call at the top of a spec.
  */
 export function recordSpans(): InMemorySpanExporter {
+  // jest's globals, reached without importing jest: this library is also loaded by benchmarks and scripts
+  const { beforeAll, afterAll, beforeEach } = globalThis as unknown as Record<'beforeAll' | 'afterAll' | 'beforeEach', (fn: () => unknown) => void>;
   const exporter = new InMemorySpanExporter();
   const provider = new NodeTracerProvider({ sampler: new AlwaysOnSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] });
   beforeAll(() => provider.register({ propagator: new W3CTraceContextPropagator() }));
