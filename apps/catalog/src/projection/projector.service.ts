@@ -40,7 +40,7 @@ export class ProjectorService {
     const now = Date.now();
     for (const s of batch.skipped) this.metrics?.skip(s.event.type, s.reason);
     // an event coalesced into a newer version of its product is applied when that version is
-    for (const p of batch.plans) this.metrics?.observe(p.event.type, p.event.occurred_at, now);
-    this.metrics?.coalesced.inc(batch.plans.length - batch.writes.length);
+    for (const e of batch.applied) this.metrics?.observe(e.type, e.occurred_at, now);
+    this.metrics?.coalesced.inc(batch.applied.length - batch.writes.length);
   }
 }
