@@ -188,6 +188,15 @@ describe('read-model projection rules', () => {
       });
     }
 
+    /** What product_versions holds for the product before the batch. */
+    const storedAt = (version: number, ancestors: readonly string[]): SeenVersion => ({
+      product_id: snap.product_id,
+      version,
+      deleted: false,
+      ancestors,
+      created_at: new Date(snap.created_at),
+    });
+
     /** The decisions applying the events one by one would take, each against the seen version the previous left. */
     function oneByOne(events: ProductEvent[], seen: Map<string, SeenVersion>) {
       const current = new Map(seen);
@@ -213,13 +222,7 @@ describe('read-model projection rules', () => {
         ev(5, B),
         ev(6, B),
       ];
-      const stored: SeenVersion = {
-        product_id: snap.product_id,
-        version: 2,
-        deleted: false,
-        ancestors: A,
-        created_at: new Date(snap.created_at),
-      };
+      const stored = storedAt(2, A);
       const seen = new Map([[snap.product_id, stored]]);
       const batch = decideBatch(events, 8, seen);
       const expected = oneByOne(events, seen);
@@ -253,13 +256,7 @@ describe('read-model projection rules', () => {
       const A = ['electronics', 'phones', 'android'];
       const B = ['electronics', 'tablets', 'ipad'];
       const C = ['electronics', 'phones', 'ios'];
-      const stored: SeenVersion = {
-        product_id: snap.product_id,
-        version: 1,
-        deleted: false,
-        ancestors: A,
-        created_at: new Date(snap.created_at),
-      };
+      const stored = storedAt(1, A);
       const moved = (version: number, from: string[], to: string[]): ProductEvent => ({
         type: 'ProductCategoryChanged',
         payload: { ...snap, version, ancestors: to, category_id: to[2]!, previous_ancestors: from },
@@ -305,13 +302,7 @@ describe('read-model projection rules', () => {
       const A = ['electronics', 'phones', 'android'];
       const B = ['electronics', 'tablets', 'ipad'];
       // applied: v1 in A; the move to B (v2) was dead-lettered; the batch brings two changes in B
-      const stored: SeenVersion = {
-        product_id: snap.product_id,
-        version: 1,
-        deleted: false,
-        ancestors: A,
-        created_at: new Date(snap.created_at),
-      };
+      const stored = storedAt(1, A);
       const seen = new Map([[snap.product_id, stored]]);
       const events = [ev(3, B), ev(4, B)];
       const batch = decideBatch(events, 8, seen);
