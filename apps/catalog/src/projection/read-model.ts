@@ -262,9 +262,9 @@ export interface BatchDecisions<E extends ProductEvent> {
  *
  * What is written is one plan per product (ADR 0034 "Coalescing"): a burst updates the same
  * products again and again, and only the newest version's rows need writing. Only the newest
- * applied version of a product is planned (decide, against the version applied before it); the
- * older ones give just the row positions they wrote or deleted — their listing, the listing they
- * left, and for the first one the listing applied before the batch. The newest plan also deletes
+ * applied version of a product is planned (planOver, as decide would, against the version
+ * applied before it); the older ones give just the row positions they wrote or deleted — their
+ * listing, the listing they left, and for the first one the listing applied before the batch. The newest plan also deletes
  * each of those positions it does not list, at its own (the batch's highest) timestamp: a
  * category the product passed through inside the batch, or one it left. Deleting at the newest
  * timestamp is right for those rows: no version up to the newest lists the product there any
