@@ -7,6 +7,8 @@ export class ProjectionMetrics {
   readonly applied: Counter<'type'>;
   readonly skipped: Counter<'type' | 'reason'>;
   readonly coalesced: Counter;
+  readonly seenLookups: Counter<'source'>;
+  readonly seenInvalidations: Counter;
   readonly consumerUp: Gauge;
   readonly consumerCrashes: Counter<'restart'>;
 
@@ -38,6 +40,17 @@ export class ProjectionMetrics {
     this.coalesced = new Counter({
       name: 'catalog_projection_events_coalesced_total',
       help: 'Applied events whose rows were not written because a newer version of the product in the same batch was (also counted in catalog_projection_events_total)',
+      registers: [registry],
+    });
+    this.seenLookups = new Counter({
+      name: 'catalog_projection_seen_versions_total',
+      help: 'Seen versions a batch looked up, by where they came from: memory (kept since the last rebalance) or a cassandra read of product_versions',
+      labelNames: ['source'],
+      registers: [registry],
+    });
+    this.seenInvalidations = new Counter({
+      name: 'catalog_projection_seen_versions_dropped_total',
+      help: 'Times the seen versions kept in memory were dropped: the consumer group rebalanced, or the consumer stopped or crashed',
       registers: [registry],
     });
     this.consumerUp = new Gauge({

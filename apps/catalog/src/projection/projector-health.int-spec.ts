@@ -41,6 +41,22 @@ describe('projector readiness follows its consumer', () => {
       .split('\n')
       .find((l) => l.startsWith(name));
 
+  it('drops the seen versions it keeps in memory when another member joins its group', async () => {
+    const dropped = async (): Promise<number> =>
+      Number((await metric('catalog_projection_seen_versions_dropped_total '))?.split(' ')[1] ?? NaN);
+    const before = await dropped();
+    expect(before).toBeGreaterThanOrEqual(1); // the first join
+    const other = kafka.consumer({ groupId: s.config.PROJECTOR_GROUP_ID });
+    await other.connect();
+    try {
+      await other.subscribe({ topics: [topic] });
+      await other.run({ eachMessage: async () => undefined });
+      await waitFor(async () => (await dropped()) > before, 60_000, 'the projector rebalanced');
+    } finally {
+      await other.disconnect();
+    }
+  });
+
   it('is ready while consuming; 503 with catalog_projector_consumer_up 0 once the consumer crashed', async () => {
     expect(await ready()).toBe(200);
     expect(await metric('catalog_projector_consumer_up ')).toBe('catalog_projector_consumer_up 1');

@@ -1,7 +1,9 @@
 import { Client } from 'cassandra-driver';
+import { Registry } from 'prom-client';
 import { createMessage, EnvelopeOf } from '@mw/contracts';
 import { uniqueName } from '@mw/testing';
 import { connectReadModelKeyspace } from '../test/read-model-keyspace';
+import { ProjectionMetrics } from './projection.metrics';
 import { ProjectorService } from './projector.service';
 import { decideBatch } from './read-model';
 import { ReadModelRepository } from './read-model.repository';
@@ -171,6 +173,42 @@ describe('projector versions: no resurrection, no orphan rows', () => {
     expect(stale.writes).toHaveLength(1);
     await repo.applyAll(stale.writes, []);
     expect(await rowsOf(id)).toEqual([`${C}:v5:70000`, `${ROOT}:v5:70000`].sort());
+    expect(Number((await card(id))[0]?.['price'])).toBe(70_000);
+  });
+
+  it('a member that met a product before a rebalance decides against what the other member applied meanwhile', async () => {
+    const id = '65f0000000000000000000d6';
+    const mine = new ProjectorService(new ReadModelRepository(cass), PERIOD_DAYS);
+    const theirs = new ProjectorService(new ReadModelRepository(cass), PERIOD_DAYS);
+    await mine.applyAll([created(id, 1, A)]); // remembered: v1, listed in A
+    // Rebalance: the partition goes to the other member, which moves the product to B; the move
+    // on to C (v3) is dead-lettered there.
+    mine.rebalanced();
+    await theirs.applyAll([moved(id, 2, A, B)]);
+    // Rebalance back: a price change in C. Decided against v1 in A (what this member remembered),
+    // the row in B would stay behind; against product_versions (v2 in B) it goes.
+    mine.rebalanced();
+    await mine.applyAll([priced(id, 4, C, 60_000)]);
+    expect(await listedIn(id)).toEqual([C, ROOT].sort());
+    expect(await seenVersion(id)).toBe(4);
+  });
+
+  it('a member remembers the versions it applied until a rebalance', async () => {
+    const id = '65f0000000000000000000d7';
+    const metrics = new ProjectionMetrics(new Registry());
+    const member = new ProjectorService(new ReadModelRepository(cass), PERIOD_DAYS, metrics);
+    const lookups = async (source: string) =>
+      (await metrics.seenLookups.get()).values.find((v) => v.labels.source === source)?.value ?? 0;
+    await member.applyAll([created(id, 1, A)]);
+    await member.applyAll([priced(id, 2, A, 90_000), priced(id, 3, A, 80_000)]);
+    await member.applyAll([priced(id, 3, A, 80_000)]);
+    expect([await lookups('cassandra'), await lookups('memory')]).toEqual([1, 2]);
+    member.rebalanced();
+    await member.applyAll([priced(id, 4, A, 70_000)]);
+    expect([await lookups('cassandra'), await lookups('memory')]).toEqual([2, 2]);
+    expect((await metrics.skipped.get()).values).toEqual([
+      expect.objectContaining({ labels: { type: 'ProductPriceChanged', reason: 'duplicate' }, value: 1 }),
+    ]);
     expect(Number((await card(id))[0]?.['price'])).toBe(70_000);
   });
 

@@ -55,6 +55,15 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     this.consumer = consumer;
     this.metrics.consumerUp.set(0);
     consumer.on(consumer.events.GROUP_JOIN, () => this.signal({ kind: 'joined' }));
+    // Another member may have applied this member's partitions meanwhile: the seen versions kept
+    // in memory are dropped when a rebalance begins and again once the new assignment is joined.
+    for (const event of [
+      consumer.events.REBALANCING,
+      consumer.events.GROUP_JOIN,
+      consumer.events.STOP,
+      consumer.events.CRASH,
+    ] as const)
+      consumer.on(event, () => this.projector.rebalanced());
     consumer.on(consumer.events.FETCH_START, () => {
       if (isReady(this.status)) this.joinedResolve?.();
     });

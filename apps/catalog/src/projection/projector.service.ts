@@ -2,6 +2,7 @@ import { EnvelopeOf } from '@mw/contracts';
 import { ProjectionMetrics } from './projection.metrics';
 import { decide, decideBatch } from './read-model';
 import { ReadModelRepository } from './read-model.repository';
+import { SeenVersions } from './seen-versions';
 
 type ProductEnvelope = EnvelopeOf<'catalog.products.v1'>;
 
@@ -14,9 +15,12 @@ export class ProjectorService {
     private readonly repo: ReadModelRepository,
     private readonly periodDays: number,
     private readonly metrics?: ProjectionMetrics,
+    private readonly versions = new SeenVersions(),
   ) {}
 
+  /** One message (the runner's path): decided against product_versions itself, and forgotten in memory. */
   async apply(e: ProductEnvelope): Promise<void> {
+    this.versions.forget(e.payload.product_id);
     const decision = decide(e, this.periodDays, await this.repo.seen(e.payload.product_id));
     if (!decision.apply) {
       this.metrics?.skip(e.type, decision.reason);
@@ -27,20 +31,40 @@ export class ProjectorService {
   }
 
   /**
-   * A consumed batch at once (ADR 0034 "Batches"): one read of each product's seen version, the
-   * same decisions as one event at a time (decideBatch), each product's versions coalesced into
-   * one plan (coalesce), the rows grouped per Cassandra partition, then the seen versions.
-   * Resolves only once Cassandra acknowledged every write.
+   * The consumer group rebalanced, or the consumer stopped or crashed: another member may apply
+   * (or have applied) this member's products, so the versions kept in memory are dropped.
+   */
+  rebalanced(): void {
+    this.versions.invalidate();
+    this.metrics?.seenInvalidations.inc();
+  }
+
+  /**
+   * A consumed batch at once (ADR 0034 "Batches"): each product's seen version from memory, or
+   * one read for the products not met since the last rebalance (SeenVersions), the same
+   * decisions as one event at a time (decideBatch), each product's versions coalesced into one
+   * plan, the rows grouped per Cassandra partition, then the seen versions. Resolves only once
+   * Cassandra acknowledged every write; only then are the new versions remembered.
    */
   async applyAll(events: readonly ProductEnvelope[]): Promise<void> {
     if (events.length === 0) return;
-    const seen = await this.repo.seenAll([...new Set(events.map((e) => e.payload.product_id))]);
+    const epoch = this.versions.epoch;
+    const ids = new Set(events.map((e) => e.payload.product_id));
+    const { known: seen, unknown } = this.versions.lookup(ids);
+    this.metrics?.seenLookups.inc({ source: 'memory' }, ids.size - unknown.length);
+    this.metrics?.seenLookups.inc({ source: 'cassandra' }, unknown.length);
+    if (unknown.length > 0) {
+      const read = await this.repo.seenAll(unknown);
+      this.versions.remember(read.values(), epoch);
+      for (const [id, v] of read) seen.set(id, v);
+    }
     const batch = decideBatch(events, this.periodDays, seen);
     if (batch.writes.length > 0) await this.repo.applyAll(batch.writes, batch.seen);
+    this.versions.remember(batch.seen, epoch);
     const now = Date.now();
     for (const s of batch.skipped) this.metrics?.skip(s.event.type, s.reason);
     // an event coalesced into a newer version of its product is applied when that version is
-    for (const p of batch.plans) this.metrics?.observe(p.event.type, p.event.occurred_at, now);
-    this.metrics?.coalesced.inc(batch.plans.length - batch.writes.length);
+    for (const e of batch.applied) this.metrics?.observe(e.type, e.occurred_at, now);
+    this.metrics?.coalesced.inc(batch.applied.length - batch.writes.length);
   }
 }

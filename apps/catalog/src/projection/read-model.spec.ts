@@ -1,10 +1,11 @@
 import {
-  coalesce,
+  CategoryRow,
   decide,
   decideBatch,
   planFor,
   periodOf,
   ProductEvent,
+  ProjectionPlan,
   SeenVersion,
   SnapshotLike,
   writeTimestamp,
@@ -162,6 +163,40 @@ describe('read-model projection rules', () => {
       payload: { ...snap, product_id: '65f0000000000000000000b2', version },
     });
 
+    /**
+     * The rule of one write per product (ADR 0034 "Coalescing") over every applied event's own
+     * plan: the newest plan, deleting every row position an earlier plan wrote or deleted that
+     * the newest does not list.
+     */
+    function coalesced(plans: readonly ProjectionPlan[]): ProjectionPlan[] {
+      const byProduct = new Map<string, ProjectionPlan[]>();
+      for (const plan of plans) byProduct.set(plan.seen.product_id, [...(byProduct.get(plan.seen.product_id) ?? []), plan]);
+      return [...byProduct.values()].map((list) => {
+        const newest = list[list.length - 1]!;
+        const kept = new Set(newest.upsertRows.map((r) => r.category_id));
+        const deletes = new Map<string, CategoryRow>(newest.deleteRows.map((r) => [r.category_id, r]));
+        for (const plan of list)
+          for (const r of [...plan.upsertRows, ...plan.deleteRows])
+            if (!kept.has(r.category_id) && !deletes.has(r.category_id))
+              deletes.set(r.category_id, {
+                category_id: r.category_id,
+                bucket: r.bucket,
+                created_at: r.created_at,
+                product_id: r.product_id,
+              });
+        return { ...newest, deleteRows: [...deletes.values()] };
+      });
+    }
+
+    /** What product_versions holds for the product before the batch. */
+    const storedAt = (version: number, ancestors: readonly string[]): SeenVersion => ({
+      product_id: snap.product_id,
+      version,
+      deleted: false,
+      ancestors,
+      created_at: new Date(snap.created_at),
+    });
+
     /** The decisions applying the events one by one would take, each against the seen version the previous left. */
     function oneByOne(events: ProductEvent[], seen: Map<string, SeenVersion>) {
       const current = new Map(seen);
@@ -187,17 +222,14 @@ describe('read-model projection rules', () => {
         ev(5, B),
         ev(6, B),
       ];
-      const stored: SeenVersion = {
-        product_id: snap.product_id,
-        version: 2,
-        deleted: false,
-        ancestors: A,
-        created_at: new Date(snap.created_at),
-      };
+      const stored = storedAt(2, A);
       const seen = new Map([[snap.product_id, stored]]);
       const batch = decideBatch(events, 8, seen);
       const expected = oneByOne(events, seen);
-      expect(batch.plans.map((p) => p.plan)).toEqual(expected.filter((d) => d.apply).map((d) => d.plan));
+      const plans = expected.flatMap((d) => (d.apply && d.plan ? [d.plan] : []));
+      expect(batch.applied.map((e) => e.payload.version)).toEqual(plans.map((p) => p.seen.version));
+      // what is written is the one-by-one plans coalesced, though only the newest of each product was planned
+      expect(batch.writes).toEqual(coalesced(plans));
       expect(batch.skipped.map((s) => `${s.event.payload.version}:${s.reason}`)).toEqual([
         '2:stale',
         '3:stale',
@@ -209,26 +241,22 @@ describe('read-model projection rules', () => {
       expect(batch.skipped.map((s) => s.reason)).toEqual(
         expected.flatMap((d) => (d.apply ? [] : [d.reason])),
       );
-      expect(batch.plans.map((p) => p.event.payload.version)).toEqual([3, 5, 5, 6]);
+      expect(batch.applied.map((e) => e.payload.version)).toEqual([3, 5, 5, 6]);
       expect(batch.seen.map((v) => [v.product_id.slice(-2), v.version])).toEqual([
         ['a1', 6],
         ['b2', 5],
       ]);
-      // the move to B (v5) removes the listing in A the stored v2 and the batch's v3 made
-      expect(batch.plans[2]!.plan.deleteRows.map((r) => r.category_id)).toEqual(['android']);
+      // the move to B (v6 after v5) removes the listing in A the stored v2 and the batch's v3 made
+      const mine = batch.writes.find((w) => w.seen.product_id === snap.product_id)!;
+      expect(mine.deleteRows.map((r) => r.category_id)).toEqual(['android']);
+      expect(mine.upsertRows.map((r) => [r.category_id, r.version])).toEqual(B.map((c) => [c, 6]));
     });
 
     it('writes one plan per product: the newest version, deleting every row position an earlier version of the batch had', () => {
       const A = ['electronics', 'phones', 'android'];
       const B = ['electronics', 'tablets', 'ipad'];
       const C = ['electronics', 'phones', 'ios'];
-      const stored: SeenVersion = {
-        product_id: snap.product_id,
-        version: 1,
-        deleted: false,
-        ancestors: A,
-        created_at: new Date(snap.created_at),
-      };
+      const stored = storedAt(1, A);
       const moved = (version: number, from: string[], to: string[]): ProductEvent => ({
         type: 'ProductCategoryChanged',
         payload: { ...snap, version, ancestors: to, category_id: to[2]!, previous_ancestors: from },
@@ -236,7 +264,7 @@ describe('read-model projection rules', () => {
       // price change in A, moved to B, moved on to C, price change in C — and another product
       const events = [ev(2, A), moved(3, A, B), other(7), moved(4, B, C), ev(5, C)];
       const batch = decideBatch(events, 8, new Map([[snap.product_id, stored]]));
-      expect(batch.plans).toHaveLength(5);
+      expect(batch.applied).toHaveLength(5);
       expect(batch.writes).toHaveLength(2);
       const w = batch.writes.find((p) => p.seen.product_id === snap.product_id)!;
       expect(w.timestamp).toBe(writeTimestamp(new Date(snap.created_at), 5));
@@ -255,9 +283,9 @@ describe('read-model projection rules', () => {
     it('coalesces into a delete: the product and every row position of the batch go', () => {
       const A = ['electronics', 'phones', 'android'];
       const B = ['electronics', 'tablets', 'ipad'];
-      const [w] = coalesce(
-        decideBatch([ev(2, A), ev(3, B), ev(4, B, 'ProductDeleted')], 8, new Map()).plans.map((p) => p.plan),
-      );
+      const { writes } = decideBatch([ev(2, A), ev(3, B), ev(4, B, 'ProductDeleted')], 8, new Map());
+      expect(writes).toHaveLength(1);
+      const [w] = writes;
       expect(w?.deleteProduct).toBe(snap.product_id);
       expect(w?.upsertRows).toEqual([]);
       expect(w?.deleteRows.map((r) => r.category_id).sort()).toEqual([
@@ -270,10 +298,50 @@ describe('read-model projection rules', () => {
       expect(w?.timestamp).toBe(writeTimestamp(new Date(snap.created_at), 4));
     });
 
+    it('keeps the deletes of where the product was listed before the batch when a move was never applied', () => {
+      const A = ['electronics', 'phones', 'android'];
+      const B = ['electronics', 'tablets', 'ipad'];
+      // applied: v1 in A; the move to B (v2) was dead-lettered; the batch brings two changes in B
+      const stored = storedAt(1, A);
+      const seen = new Map([[snap.product_id, stored]]);
+      const events = [ev(3, B), ev(4, B)];
+      const batch = decideBatch(events, 8, seen);
+      expect(batch.writes).toEqual(coalesced(oneByOne(events, seen).flatMap((d) => (d.apply && d.plan ? [d.plan] : []))));
+      expect(batch.writes[0]!.deleteRows.map((r) => r.category_id).sort()).toEqual(['android', 'phones']);
+    });
+
+    it('plans only the newest version of a product: the older ones are read for their version and listing only', () => {
+      const A = ['electronics', 'phones', 'android'];
+      const B = ['electronics', 'tablets', 'ipad'];
+      // the card and listing fields of each version, counted when read: only planning reads them
+      const reads = new Map<number, number>();
+      const counted = (version: number, ancestors: string[]): ProductEvent => {
+        const payload = { ...snap, version, ancestors, category_id: ancestors[2]! };
+        for (const field of ['name', 'price', 'attributes'] as const) {
+          const value = payload[field];
+          Object.defineProperty(payload, field, {
+            get: () => {
+              reads.set(version, (reads.get(version) ?? 0) + 1);
+              return value;
+            },
+          });
+        }
+        return { type: 'ProductUpdated', payload };
+      };
+      const versions = Array.from({ length: 50 }, (_, i) => counted(i + 2, i === 20 ? B : A));
+      const batch = decideBatch(versions, 8, new Map());
+      expect(batch.applied).toHaveLength(50);
+      expect([...reads.keys()]).toEqual([51]);
+      expect(batch.writes).toHaveLength(1);
+      expect(batch.writes[0]!.upsertProduct?.version).toBe(51);
+      // v22 passed through B: the newest (in A) deletes its rows there
+      expect(batch.writes[0]!.deleteRows.map((r) => r.category_id).sort()).toEqual(['ipad', 'tablets']);
+    });
+
     it('refuses everything after a delete in the same batch', () => {
       const A = ['electronics', 'phones', 'android'];
       const batch = decideBatch([ev(2, A), ev(4, A, 'ProductDeleted'), ev(3, A), ev(4, A)], 8, new Map());
-      expect(batch.plans.map((p) => p.event.payload.version)).toEqual([2, 4]);
+      expect(batch.applied.map((e) => e.payload.version)).toEqual([2, 4]);
       expect(batch.skipped.map((s) => s.reason)).toEqual(['after-delete', 'after-delete']);
       expect(batch.seen).toEqual([expect.objectContaining({ version: 4, deleted: true })]);
     });

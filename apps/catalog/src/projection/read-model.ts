@@ -145,13 +145,7 @@ export function planFor(e: ProductEvent, periodDays: number): ProjectionPlan {
         deleteProduct: e.payload.product_id,
         upsertRows: [],
         deleteRows: e.payload.ancestors.map(rowKey),
-        seen: {
-          product_id: e.payload.product_id,
-          version: e.payload.version,
-          deleted: true,
-          ancestors: [],
-          created_at: createdAt,
-        },
+        seen: seenAfter(e),
       };
     case 'ProductCreated':
     case 'ProductUpdated':
@@ -177,13 +171,7 @@ export function planFor(e: ProductEvent, periodDays: number): ProjectionPlan {
           version: s.version,
         })),
         deleteRows: left.map(rowKey),
-        seen: {
-          product_id: s.product_id,
-          version: s.version,
-          deleted: false,
-          ancestors: s.ancestors,
-          created_at: createdAt,
-        },
+        seen: seenAfter(e),
       };
     }
   }
@@ -198,22 +186,44 @@ export function planFor(e: ProductEvent, periodDays: number): ProjectionPlan {
  * more — a skipped intermediate ProductCategoryChanged cannot leave an orphan row behind.
  */
 export function decide(e: ProductEvent, periodDays: number, seen: SeenVersion | null): Decision {
-  if (seen && e.payload.version <= seen.version) {
-    const reason = seen.deleted ? 'after-delete' : e.payload.version === seen.version ? 'duplicate' : 'stale';
-    return { apply: false, reason, seen };
-  }
+  const reason = refusal(e.payload.version, seen);
+  return reason && seen ? { apply: false, reason, seen } : { apply: true, plan: planOver(e, periodDays, seen) };
+}
+
+/** The plan of an event newer than `seen`: planFor, plus deleting where `seen` lists the product and the event does not. */
+function planOver(e: ProductEvent, periodDays: number, seen: SeenVersion | null): ProjectionPlan {
   const plan = planFor(e, periodDays);
-  if (!seen || seen.deleted || seen.ancestors.length === 0) return { apply: true, plan };
+  if (!seen || seen.deleted || seen.ancestors.length === 0) return plan;
   const keep = new Set([...plan.upsertRows, ...plan.deleteRows].map((r) => r.category_id));
   const orphans = seen.ancestors
     .filter((c) => !keep.has(c))
-    .map((category_id) => ({
-      category_id,
-      bucket: periodOf(new Date(e.payload.created_at), periodDays),
-      created_at: new Date(e.payload.created_at),
-      product_id: e.payload.product_id,
-    }));
-  return { apply: true, plan: { ...plan, deleteRows: [...plan.deleteRows, ...orphans] } };
+    .map((category_id) => rowKeyOf(e, category_id, periodDays));
+  return { ...plan, deleteRows: [...plan.deleteRows, ...orphans] };
+}
+
+type Refusal = 'duplicate' | 'stale' | 'after-delete';
+
+/** Why an event of `version` is refused given what was applied before it, or null: it is newer. */
+function refusal(version: number, before: { readonly version: number; readonly deleted: boolean } | null): Refusal | null {
+  if (!before || version > before.version) return null;
+  return before.deleted ? 'after-delete' : version === before.version ? 'duplicate' : 'stale';
+}
+
+function rowKeyOf(e: ProductEvent, category_id: string, periodDays: number): CategoryRow {
+  const created_at = new Date(e.payload.created_at);
+  return { category_id, bucket: periodOf(created_at, periodDays), created_at, product_id: e.payload.product_id };
+}
+
+/** What an applied event leaves in product_versions (planFor's `seen`, without planning the rows). */
+function seenAfter(e: ProductEvent): SeenVersion {
+  const deleted = e.type === 'ProductDeleted';
+  return {
+    product_id: e.payload.product_id,
+    version: e.payload.version,
+    deleted,
+    ancestors: deleted ? [] : e.payload.ancestors,
+    created_at: new Date(e.payload.created_at),
+  };
 }
 
 export function productRow(s: SnapshotLike): ProductRow {
@@ -235,11 +245,11 @@ export function productRow(s: SnapshotLike): ProductRow {
 }
 
 export interface BatchDecisions<E extends ProductEvent> {
-  /** The plan of every applied event, in the order of the events. */
-  readonly plans: readonly { readonly event: E; readonly plan: ProjectionPlan }[];
-  /** What is written: one plan per product, its applied versions coalesced (coalesce). */
+  /** Every applied event, in the order of the events: the newest of each product and the ones coalesced into it. */
+  readonly applied: readonly E[];
+  /** What is written: one plan per product, its applied versions coalesced. */
   readonly writes: readonly ProjectionPlan[];
-  readonly skipped: readonly { readonly event: E; readonly reason: 'duplicate' | 'stale' | 'after-delete' }[];
+  readonly skipped: readonly { readonly event: E; readonly reason: Refusal }[];
   /** Per product, the newest version the batch applies: written after every row of every plan. */
   readonly seen: readonly SeenVersion[];
 }
@@ -249,70 +259,78 @@ export interface BatchDecisions<E extends ProductEvent> {
  * decided against what the events before it in the batch made of the product (starting from
  * what was applied before the batch, `seen`), so a duplicate or an older version inside one
  * batch is refused, and a later event removes the rows of an earlier one's listing.
+ *
+ * What is written is one plan per product (ADR 0034 "Coalescing"): a burst updates the same
+ * products again and again, and only the newest version's rows need writing. Only the newest
+ * applied version of a product is planned (planOver, as decide would, against the version
+ * applied before it); the older ones give just the row positions they wrote or deleted — their
+ * listing, the listing they left, and for the first one the listing applied before the batch. The newest plan also deletes
+ * each of those positions it does not list, at its own (the batch's highest) timestamp: a
+ * category the product passed through inside the batch, or one it left. Deleting at the newest
+ * timestamp is right for those rows: no version up to the newest lists the product there any
+ * more, and a later version writes with a bigger timestamp. A stale batch (an overlapping
+ * consumer during a rebalance) still carries only timestamps of its own versions, so it cannot
+ * overwrite a newer one (ADR 0032 §4).
  */
 export function decideBatch<E extends ProductEvent>(
   events: readonly E[],
   periodDays: number,
   seen: ReadonlyMap<string, SeenVersion>,
 ): BatchDecisions<E> {
-  const current = new Map(seen);
-  const applied = new Map<string, SeenVersion>();
-  const plans: { event: E; plan: ProjectionPlan }[] = [];
-  const skipped: { event: E; reason: 'duplicate' | 'stale' | 'after-delete' }[] = [];
+  const current = new Map<string, { version: number; deleted: boolean }>();
+  const byProduct = new Map<string, E[]>();
+  const applied: E[] = [];
+  const skipped: { event: E; reason: Refusal }[] = [];
   for (const event of events) {
     const id = event.payload.product_id;
-    const d = decide(event, periodDays, current.get(id) ?? null);
-    if (!d.apply) {
-      skipped.push({ event, reason: d.reason });
+    const reason = refusal(event.payload.version, current.get(id) ?? seen.get(id) ?? null);
+    if (reason) {
+      skipped.push({ event, reason });
       continue;
     }
-    plans.push({ event, plan: d.plan });
-    current.set(id, d.plan.seen);
-    applied.set(id, d.plan.seen);
+    applied.push(event);
+    current.set(id, { version: event.payload.version, deleted: event.type === 'ProductDeleted' });
+    const list = byProduct.get(id);
+    if (list) list.push(event);
+    else byProduct.set(id, [event]);
   }
-  return { plans, writes: coalesce(plans.map((p) => p.plan)), skipped, seen: [...applied.values()] };
+  const writes: ProjectionPlan[] = [];
+  const after: SeenVersion[] = [];
+  for (const [id, list] of byProduct) {
+    const older = list.slice(0, -1);
+    const [newest] = list.slice(-1);
+    const [previous] = older.slice(-1);
+    const stored = seen.get(id) ?? null;
+    if (!newest) continue;
+    const plan = planOver(newest, periodDays, previous ? seenAfter(previous) : stored);
+    writes.push(previous ? withEarlierPositions(plan, older, stored, periodDays) : plan);
+    after.push(plan.seen);
+  }
+  return { applied, writes, skipped, seen: after };
 }
 
 /**
- * One plan per product for the plans of a batch (ADR 0034 "Coalescing"): a burst updates the same
- * products again and again, and only the newest version's rows need writing. Each product's plans
- * come in increasing version (decideBatch applies nothing older than what it applied before), so
- * the last one is the newest. Its plan is written as it is, at its own (the highest) timestamp,
- * and it also deletes every row position an earlier plan of the batch wrote or deleted that the
- * newest version does not list: a category it passed through inside the batch, or one it left.
- * Deleting at the newest timestamp is right for those rows: no version up to the newest lists the
- * product there any more, and a later version writes with a bigger timestamp. A stale batch (an
- * overlapping consumer during a rebalance) still carries only timestamps of its own versions, so
- * it cannot overwrite a newer one (ADR 0032 §4).
+ * The newest plan of a product, also deleting every row position the older applied versions of
+ * the batch wrote or deleted that it does not list (decideBatch).
  */
-export function coalesce(plans: readonly ProjectionPlan[]): ProjectionPlan[] {
-  const byProduct = new Map<string, ProjectionPlan[]>();
-  for (const plan of plans) {
-    const list = byProduct.get(plan.seen.product_id);
-    if (list) list.push(plan);
-    else byProduct.set(plan.seen.product_id, [plan]);
-  }
-  const out: ProjectionPlan[] = [];
-  for (const list of byProduct.values()) {
-    const newest = list[list.length - 1];
-    if (!newest) continue;
-    if (list.length === 1) {
-      out.push(newest);
-      continue;
-    }
-    const kept = new Set(newest.upsertRows.map((r) => r.category_id));
-    const deletes = new Map<string, CategoryRow>();
-    for (const r of newest.deleteRows) deletes.set(r.category_id, r);
-    for (const plan of list)
-      for (const r of [...plan.upsertRows, ...plan.deleteRows])
-        if (!kept.has(r.category_id) && !deletes.has(r.category_id))
-          deletes.set(r.category_id, {
-            category_id: r.category_id,
-            bucket: r.bucket,
-            created_at: r.created_at,
-            product_id: r.product_id,
-          });
-    out.push({ ...newest, deleteRows: [...deletes.values()] });
-  }
-  return out;
+function withEarlierPositions(
+  newest: ProjectionPlan,
+  older: readonly ProductEvent[],
+  stored: SeenVersion | null,
+  periodDays: number,
+): ProjectionPlan {
+  const listed = new Set(newest.upsertRows.map((r) => r.category_id));
+  const deletes = new Map<string, CategoryRow>();
+  for (const r of newest.deleteRows) deletes.set(r.category_id, r);
+  const add = (e: ProductEvent, categories: readonly string[]): void => {
+    for (const c of categories)
+      if (!listed.has(c) && !deletes.has(c)) deletes.set(c, rowKeyOf(e, c, periodDays));
+  };
+  older.forEach((e, i) => {
+    add(e, e.payload.ancestors);
+    if (e.type === 'ProductCategoryChanged') add(e, e.payload.previous_ancestors);
+    // the first one's plan also deleted where the product was listed before the batch
+    if (i === 0 && stored && !stored.deleted) add(e, stored.ancestors);
+  });
+  return { ...newest, deleteRows: [...deletes.values()] };
 }

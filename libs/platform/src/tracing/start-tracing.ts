@@ -59,6 +59,25 @@ export function samplerOf(config: Pick<TracingConfig, 'OTEL_TRACES_EXPORTER' | '
   return new ParentBasedSampler({ root: new EntryPointSampler(root) });
 }
 
+/**
+ * The kafkajs instrumentation without its `eachBatch` wrapper (ADR 0034 "Per-message spans"). That
+ * wrapper opens a root `poll` span (kind CLIENT, which EntryPointSampler never records) and under
+ * it one span per message of the batch: children of an unrecorded span, so never recorded either,
+ * yet paid for by every message (its headers extracted, a span, its attributes and a link made and
+ * ended). A batch consumer opens its own span, linked to every message it applies together
+ * (`inBatchSpan`), and each message it hands to the ConsumerRunner gets the runner's span. Without
+ * the `poll` span around it, a batch message that carries no trace context starts a trace of its
+ * own (at the sampling ratio), as any consumed message does. Producer and `eachMessage` spans stay.
+ */
+export function kafkaJsInstrumentation(): KafkaJsInstrumentation {
+  const instrumentation = new KafkaJsInstrumentation();
+  // The instrumentation asks itself for the wrapper when `consumer.run` is given an eachBatch.
+  Object.defineProperty(instrumentation, '_getConsumerEachBatchPatch', {
+    value: () => (eachBatch: unknown) => eachBatch,
+  });
+  return instrumentation;
+}
+
 let provider: NodeTracerProvider | undefined;
 
 /**
@@ -100,7 +119,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
       }),
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       new NestInstrumentation(),
-      new KafkaJsInstrumentation(),
+      kafkaJsInstrumentation(),
       new MongoDBInstrumentation({ requireParentSpan: true }),
       new CassandraDriverInstrumentation(),
     ],
