@@ -64,6 +64,14 @@ export const ordersConfigSchema = baseConfigSchema
     ANALYTICS_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),
     /** Order events applied in one transaction at most (group commit, ADR 0051). */
     ANALYTICS_MAX_BATCH: env.int(200, 1, 1000),
+    /**
+     * How the analytics consumer's fetches fill its batches (ADR 0051 "Fetch linger"): the broker
+     * answers once this many bytes are waiting, or after ANALYTICS_FETCH_MAX_WAIT_MS. The read model
+     * is eventual, so waiting up to half a second turns a transaction per event into one per batch;
+     * `ANALYTICS_FETCH_MIN_BYTES=1` answers at the first record (the saga's consumers do).
+     */
+    ANALYTICS_FETCH_MIN_BYTES: env.int(65_536, 1, 16 * 1024 * 1024),
+    ANALYTICS_FETCH_MAX_WAIT_MS: env.int(500, 10, 10_000),
     /** Analytics reads may come from secondaries (seed 001 §5), at most this far behind the primary. */
     ANALYTICS_READ_PREFERENCE: z.enum(['primary', 'primaryPreferred', 'secondaryPreferred', 'nearest']).default('secondaryPreferred'),
     ANALYTICS_MAX_STALENESS_SECONDS: env.int(90, 90, 3600),

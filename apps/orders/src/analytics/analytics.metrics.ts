@@ -7,6 +7,8 @@ export class AnalyticsMetrics {
   readonly facts: Counter<'fact'>;
   readonly lag: Histogram<'type'>;
   readonly consumerUp: Gauge;
+  /** Records per group-commit chunk: what the fetch linger buys (one transaction per chunk). */
+  readonly batchRecords: Histogram;
 
   constructor(registry: Registry) {
     this.events = new Counter({
@@ -26,6 +28,12 @@ export class AnalyticsMetrics {
       help: 'Event time (occurred_at) to the read model updated',
       labelNames: ['type'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+      registers: [registry],
+    });
+    this.batchRecords = new Histogram({
+      name: 'orders_analytics_batch_records',
+      help: 'Order events handled per analytics chunk (one transaction each; group commit with fetch linger)',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
       registers: [registry],
     });
     this.consumerUp = new Gauge({

@@ -93,6 +93,8 @@ export class AnalyticsModule {
                 sessionTimeoutMs: t.sessionTimeoutMs,
                 heartbeatIntervalMs: t.heartbeatIntervalMs,
                 maxBatch: config.ANALYTICS_MAX_BATCH,
+                fetchMinBytes: config.ANALYTICS_FETCH_MIN_BYTES,
+                fetchMaxWaitMs: config.ANALYTICS_FETCH_MAX_WAIT_MS,
               },
               log,
               m,
