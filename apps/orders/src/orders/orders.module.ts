@@ -49,8 +49,12 @@ class Nudges implements SagaNudges {
     this.relay?.nudge();
   }
   /** The step runs inline in this process's payment pool. */
-  payment(order: Order): void {
-    this.worker?.submit(order);
+  payment(order: Order, claimed?: boolean): void {
+    this.worker?.submit(order, claimed);
+  }
+  /** Claimed in the transition only while this process's worker would take the step (ADR 0012). */
+  paymentLease(orderId: string): number | undefined {
+    return this.worker?.leaseFor(orderId);
   }
   deadline(at: Date): void {
     this.sweeper?.wakeBy(at.getTime());

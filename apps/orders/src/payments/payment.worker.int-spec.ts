@@ -74,11 +74,16 @@ class ScriptedGateway implements PaymentGateway {
 class InlineNudges implements SagaNudges {
   worker: PaymentWorker | undefined;
   outboxNudges = 0;
+  /** A process killed between the transition that claimed its step and the inline run: the step is never submitted. */
+  diesBeforeRun = false;
   outbox(): void {
     this.outboxNudges++; // no relay in these tests
   }
-  payment(order: Order): void {
-    this.worker?.submit(order);
+  payment(order: Order, claimed?: boolean): void {
+    if (!this.diesBeforeRun) this.worker?.submit(order, claimed);
+  }
+  paymentLease(orderId: string): number | undefined {
+    return this.worker?.leaseFor(orderId);
   }
 }
 
@@ -116,7 +121,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     await mongo.close();
   });
 
-  const instance = (gateway: PaymentGateway, concurrency: number, inline: boolean) => {
+  const instance = (gateway: PaymentGateway, concurrency: number, inline: boolean, leaseMs = 30_000) => {
     const nudges = new InlineNudges();
     const saga = new SagaService(
       repo,
@@ -131,7 +136,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       saga,
       {
         concurrency,
-        leaseMs: 30_000,
+        leaseMs,
         retryBaseMs: 50,
         retryMaxMs: 200,
         callTimeoutMs: 30_000,
@@ -141,7 +146,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     );
     if (inline) nudges.worker = worker;
     workers.push(worker);
-    return { saga, worker };
+    return { saga, worker, nudges };
   };
 
   /** A new order, then StockReserved through `saga`: the transition that creates its AUTHORIZE step. */
@@ -203,7 +208,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     expect(gateway.count('authorize', slow)).toBe(1);
   });
 
-  it('a step created by a transition runs inline, through authorize and capture, without a poll and without re-reading the order', async () => {
+  it('a step created by a transition runs inline, through authorize and capture, without a poll, a re-read or a claim of its own', async () => {
     const gateway = new ScriptedGateway();
     const { saga, worker } = instance(gateway, 4, true);
     const from = commands.length;
@@ -214,17 +219,54 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       .slice(from)
       .filter((c) => (c.command as Record<string, unknown>)[c.commandName] === ORDERS_COLLECTION)
       .map((c) => c.commandName);
-    // the order's insert, StockReserved's load and transition; then per step one claim and one transition
-    expect(onOrders).toEqual([
-      'insert',
-      'find',
-      'update',
-      'findAndModify',
-      'update',
-      'findAndModify',
-      'update',
-    ]);
+    // the order's insert, StockReserved's load and transition (which claims AUTHORIZE for this
+    // process); then the transition of each outcome (PaymentAuthorized claims CAPTURE the same way)
+    expect(onOrders).toEqual(['insert', 'find', 'update', 'update', 'update']);
+    const order = await repo.findById(id);
+    expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentAuthorized', 'PaymentCaptured']);
     expect(await state(id)).toBe('COMMITTING');
+  });
+
+  it('a step its transition claimed, whose process dies before the run, is due after the lease and runs once elsewhere', async () => {
+    const gateway = new ScriptedGateway();
+    const a = instance(gateway, 4, true, 1_000);
+    a.nudges.diesBeforeRun = true;
+    const b = instance(gateway, 4, false);
+    const id = await reserved(a.saga);
+    const claimed = (await repo.findById(id))!.saga.payment;
+    expect(claimed.step).toBe('AUTHORIZE');
+    expect(claimed.attempts).toBe(1); // the transition counted the attempt it claimed
+    expect(await b.worker.runOnce()).toBe(0); // leased to a: not due for anyone else yet
+    await waitFor(async () => (await b.worker.runOnce()) === 1, 10_000, 'the step due after its lease');
+    await b.worker.idle();
+    expect(gateway.count('authorize', id)).toBe(1);
+    expect(await state(id)).toBe('AWAITING_PAYMENT'); // authorized; CAPTURE due for b's poller
+  });
+
+  it('a claimed step the worker cannot take (queue full, or stopping) is handed back at once, due for any poller', async () => {
+    const gateway = new ScriptedGateway();
+    const { saga, worker } = instance(gateway, 1, false); // one slot, four places in the queue
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await reserved(saga));
+    gateway.hold(ids[0]!);
+    try {
+      for (const id of ids.slice(0, 5)) expect(worker.submit((await repo.findById(id))!)).toBe(true);
+      expect(worker.leaseFor(ids[5]!)).toBeUndefined(); // full: a transition would not claim for it
+      // claimed anyway (the queue filled between the lease and the write): refused and handed back
+      const last = (await repo.findById(ids[5]!))!;
+      const claimed = await repo.claimPaymentStep(last, 'AUTHORIZE', new Date(), 30_000);
+      expect(claimed?.saga.payment.next_at!.getTime()).toBeGreaterThan(Date.now());
+      expect(worker.submit(claimed!, true)).toBe(false);
+      await waitFor(
+        async () => ((await repo.findById(ids[5]!))!.saga.payment.next_at?.getTime() ?? Infinity) <= Date.now(),
+        5_000,
+        'the refused claim handed back',
+      );
+    } finally {
+      gateway.releaseAll();
+    }
+    await worker.idle();
+    expect(ids.slice(0, 5).map((id) => gateway.count('authorize', id))).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('a step refused by a full queue is not dropped: when room frees the poller is asked for it', async () => {

@@ -36,6 +36,8 @@ export class PaymentWorker {
   /** The newest order known for each queued or running id: what a queued id runs, what a running one continues with. */
   private readonly latest = new Map<string, Order>();
   private readonly running = new Set<string>();
+  /** Steps this process claimed in the transition that armed them: order id → the version written and when its lease ends. */
+  private readonly claims = new Map<string, { readonly version: number; readonly until: number }>();
   private readonly slots = new Set<Promise<void>>();
   private stopped = false;
   /** A step was refused for a full queue: ask the poller for it once there is room again. */
@@ -62,8 +64,10 @@ export class PaymentWorker {
    * The same order again while it waits or runs only updates what it runs next (never twice at
    * once in this process). False when it was not taken (no step, stopped, queue full).
    */
-  submit(order: Order): boolean {
-    if (this.stopped || !order.saga.payment.step) return false;
+  submit(order: Order, claimed = false): boolean {
+    if (claimed && order.saga.payment.next_at)
+      this.claims.set(order.id, { version: order.version, until: order.saga.payment.next_at.getTime() });
+    if (this.stopped || !order.saga.payment.step) return this.refuse(order, claimed);
     const known = this.latest.get(order.id);
     if (this.running.has(order.id) || known) {
       if (!known || order.version > known.version) this.latest.set(order.id, order);
@@ -71,12 +75,44 @@ export class PaymentWorker {
     }
     if (this.queue.length >= this.queueLimit) {
       this.refused = true;
-      return false;
+      return this.refuse(order, claimed);
     }
     this.latest.set(order.id, order);
     this.queue.push(order.id);
     this.fill();
     return true;
+  }
+
+  /**
+   * The lease with which a transition may claim the step it arms for this worker (SagaNudges
+   * paymentLease): while running and when the step would be taken (its order already here, or
+   * room in the queue). Undefined otherwise: the step stays due for any claimer.
+   */
+  leaseFor(orderId: string): number | undefined {
+    if (this.stopped) return undefined;
+    const taken = this.running.has(orderId) || this.latest.has(orderId) || this.queue.length < this.queueLimit;
+    return taken ? this.settings.leaseMs : undefined;
+  }
+
+  /**
+   * A step not taken. One its transition claimed for this process (the queue filled between the
+   * lease and the write, or the worker stopped) is handed back at once: due now, for the poller of
+   * any instance, instead of after the lease.
+   */
+  private refuse(order: Order, claimed: boolean): false {
+    if (claimed) {
+      this.claims.delete(order.id);
+      void this.handBack(order);
+    }
+    return false;
+  }
+
+  private async handBack(order: Order): Promise<void> {
+    const step = order.saga.payment.step;
+    if (!step) return;
+    await this.repo.deferPaymentStep(order.id, order.version, step, new Date()).catch((e: unknown) =>
+      this.logger.warn({ order_id: order.id, step, err: (e as Error).message }, 'claimed payment step not handed back; it is due after its lease'),
+    );
   }
 
   /** The poller: submits the steps due now that no inline run took; answers how many it submitted. */
@@ -97,8 +133,15 @@ export class PaymentWorker {
   /** Takes no new step and waits for the running ones; queued ones stay due for the poller. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const id of this.queue.splice(0)) this.latest.delete(id);
-    await this.idle();
+    const handBacks: Promise<void>[] = [];
+    for (const id of this.queue.splice(0)) {
+      const order = this.latest.get(id);
+      this.latest.delete(id);
+      // a queued step its transition claimed here: due now for another instance, not after the lease
+      if (order && this.claims.get(id)?.version === order.version) handBacks.push(this.handBack(order));
+    }
+    this.claims.clear();
+    await Promise.all([this.idle(), ...handBacks]);
   }
 
   private fill(): void {
@@ -151,7 +194,7 @@ export class PaymentWorker {
   }
 
   private async performStep(candidate: Order, step: NonNullable<Order['saga']['payment']['step']>): Promise<void> {
-    const order = await this.repo.claimPaymentStep(candidate, step, new Date(), this.settings.leaseMs);
+    const order = this.claimedByTransition(candidate) ? candidate : await this.repo.claimPaymentStep(candidate, step, new Date(), this.settings.leaseMs);
     if (!order) return; // someone else holds or moved the step
     try {
       const input = await performPaymentStep(
@@ -199,6 +242,18 @@ export class PaymentWorker {
       );
       await this.repo.deferPaymentStep(order.id, order.version, step, new Date(Date.now() + backoff));
     }
+  }
+
+  /**
+   * The candidate is the order as the transition that claimed its step wrote it, and at least half
+   * the lease is left for the calls (a step that waited longer in the queue is claimed again, which
+   * finds it still leased and leaves it to the poller after the lease, as after a crash).
+   */
+  private claimedByTransition(candidate: Order): boolean {
+    const claim = this.claims.get(candidate.id);
+    if (!claim || candidate.version < claim.version) return false;
+    this.claims.delete(candidate.id); // used now, or outdated by a newer version of the order
+    return claim.version === candidate.version && Date.now() <= claim.until - this.settings.leaseMs / 2;
   }
 
   /** A call that takes longer than the timeout is a transient failure; its late result is dropped (the key makes a retry safe). */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { addSpanEvent, AppError } from '@mw/platform';
 import { OrdersRepository } from '../orders/orders.repository';
 import type { Order } from '../orders/order';
-import { ActionInput, actorOf, decide, SagaInput, SagaTimeouts, statusOf } from './saga';
+import { ActionInput, actorOf, decide, Saga, SagaInput, SagaTimeouts, statusOf } from './saga';
 import { SagaMessages } from './saga-messages';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'unknown-order';
@@ -18,7 +18,14 @@ export type ActionOutcome =
  */
 export interface SagaNudges {
   outbox(): void;
-  payment(order: Order): void;
+  /** `claimed`: the transition that wrote `order` also claimed its step for this process (see paymentLease). */
+  payment(order: Order, claimed?: boolean): void;
+  /**
+   * Before a transition that arms a payment step is written: the lease (ms) with which that write
+   * may claim the step for this process's worker, so the inline run needs no claim of its own;
+   * undefined when the step should stay due for any claimer (no worker here, or its queue is full).
+   */
+  paymentLease?(orderId: string): number | undefined;
   /** A transition set a deadline: the deadline sweeper must run by then (it sleeps until its earliest known one). */
   deadline?(at: Date): void;
 }
@@ -105,7 +112,8 @@ export class SagaService {
         return { outcome: 'ignored', order };
       }
       const out = this.messages.forCommands(order, d.commands, causation, now);
-      if (await this.repo.transition(order.id, order.version, d.saga, out, now)) {
+      const { saga, claimed } = this.claimArmedStep(orderId, d.saga, now);
+      if (await this.repo.transition(order.id, order.version, saga, out, now)) {
         // the transition as an event of the span that caused it (ADR 0014)
         addSpanEvent('saga.transition', { order_id: orderId, from: order.saga.state, to: d.saga.state, input: input.type, emitted: d.commands.map((c) => c.type) });
         this.logger.info(
@@ -124,14 +132,14 @@ export class SagaService {
         );
         const written: Order = {
           ...order,
-          saga: d.saga,
-          status: statusOf(d.saga.state),
+          saga,
+          status: statusOf(saga.state),
           updated_at: now,
           version: order.version + 1,
         };
         if (out.length > 0) this.nudges.outbox();
-        if (d.saga.deadline) this.nudges.deadline?.(d.saga.deadline);
-        if (d.saga.payment.step) this.nudges.payment(written); // after the majority-acknowledged write
+        if (saga.deadline) this.nudges.deadline?.(saga.deadline);
+        if (saga.payment.step) this.nudges.payment(written, claimed); // after the majority-acknowledged write
         return { outcome: 'applied', order: written };
       }
     }
@@ -140,5 +148,19 @@ export class SagaService {
       'unavailable',
       `order ${orderId} kept changing while applying ${input.type}; retrying`,
     );
+  }
+
+  /**
+   * A step armed by this transition (decide sets it due now, no attempt yet) is claimed in the same
+   * write when this process's worker will run it: next_at moves a lease ahead and the attempt is
+   * counted, exactly what `claimPaymentStep` would write a moment later (ADR 0012 "Claimed by the
+   * transition"). A crash before the run leaves the step due after the lease, as after any claim.
+   */
+  private claimArmedStep(orderId: string, saga: Saga, now: Date): { saga: Saga; claimed: boolean } {
+    const p = saga.payment;
+    if (!p.step || p.attempts !== 0 || p.next_at?.getTime() !== now.getTime()) return { saga, claimed: false };
+    const lease = this.nudges.paymentLease?.(orderId);
+    if (lease === undefined) return { saga, claimed: false };
+    return { saga: { ...saga, payment: { ...p, next_at: new Date(now.getTime() + lease), attempts: 1 } }, claimed: true };
   }
 }
