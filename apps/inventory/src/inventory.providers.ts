@@ -75,7 +75,11 @@ export function inventoryProviders(config: Cfg): Provider[] {
         new Sweeper(r, s, svc, config.INVENTORY_STALE_AFTER_MS, log),
       inject: [ReservationsRepository, StockRepository, ReservationsService, LOGGER],
     },
-    { provide: LevelNotifier, useFactory: (s: StockRepository, e: InventoryEvents) => new LevelNotifier(s, e), inject: [StockRepository, InventoryEvents] },
+    {
+      provide: LevelNotifier,
+      useFactory: (s: StockRepository, e: InventoryEvents, p: KafkaPublisher) => new LevelNotifier(s, e, p),
+      inject: [StockRepository, InventoryEvents, KafkaPublisher],
+    },
     InventoryBackground,
   ];
 }
@@ -141,11 +145,9 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     for (const loop of this.loops) loop.start();
   }
 
-  /** One level-notifier pass; the relay is nudged when it stored events. Answers the dirty documents it found (0: idle). */
+  /** One level-notifier pass (it publishes itself). Answers the dirty documents it found (0: idle). */
   private async notifyLevels(): Promise<number> {
-    const { dirty, published } = await this.notifier.notifyOnce();
-    if (published > 0) this.nudge.nudge();
-    return dirty;
+    return (await this.notifier.notifyOnce()).dirty;
   }
 
   async onApplicationShutdown(): Promise<void> {

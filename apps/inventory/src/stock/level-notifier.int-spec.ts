@@ -1,12 +1,14 @@
+import type { Consumer, Kafka } from 'kafkajs';
 import type { CommandStartedEvent } from 'mongodb';
 import pino from 'pino';
+import type { OutgoingMessage } from '@mw/contracts';
+import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
 import { createMongoClient } from '@mw/persistence';
 import { Periodic } from '@mw/platform';
 import { testEnv, uniqueName, waitFor } from '@mw/testing';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { oid } from '../test/harness';
-import { LevelNotifier } from './level-notifier';
-import { stockKey } from './stock';
+import { LevelNotifier, LevelPublisher } from './level-notifier';
 import { IDLE_FACTOR, stockPump } from './stock-pump';
 import { StockRepository } from './stock.repository';
 
@@ -22,22 +24,40 @@ class MovedAfterRead extends StockRepository {
   }
 }
 
+/** A process killed between the publish and the clear: the events are sent (acks=all), then the pass dies. */
+class DiesAfterPublish implements LevelPublisher {
+  constructor(private readonly inner: LevelPublisher) {}
+  async publishAll(messages: readonly OutgoingMessage[]): Promise<void> {
+    await this.inner.publishAll(messages);
+    throw new Error('killed after the publish');
+  }
+}
+
+type Level = { product_id: string; zone: string; available: number; version: number };
+
 /**
- * The StockLevelChanged notifier on the real replica set, its commands counted with the driver's
- * command monitoring: a pass costs one read and one bulkWrite whatever the number of products; run
- * as a `stockPump`, an idle period costs a backed-off read and no write, and no level change is lost
- * (a write in this process runs the backed-off pass at once; one in another process is found by the
- * backed-off read; a level that moves between the read and the write is published by the next pass
- * with its newer version).
+ * The StockLevelChanged notifier on the real replica set and Kafka, its MongoDB commands counted
+ * with the driver's command monitoring and its events read back from a private topic: a pass costs
+ * one read and one bulkWrite whatever the number of products; run as a `stockPump`, an idle period
+ * costs a backed-off read and no write, and no level change is lost (a write in this process runs
+ * the backed-off pass at once; one in another process is found by the backed-off read; a level that
+ * moves between the read and the clear stays dirty and is published again with its newer version; a
+ * crash after the publish publishes the same level again).
  */
 describe('the stock level notifier', () => {
   const env = testEnv();
   const client = createMongoClient(env.mongoUrl, { monitorCommands: true });
   const db = client.db(uniqueName('inventory_levels'));
+  const topic = uniqueName('test.levels');
   const stock = new MovedAfterRead(db);
   const otherProcess = new StockRepository(db); // its writes kick nothing here
-  const notifier = new LevelNotifier(stock, new InventoryEvents('test.events'));
   const logger = pino({ level: 'silent' });
+  let kafka: Kafka;
+  let publisher: KafkaPublisher;
+  let reader: Consumer;
+  let notifier: LevelNotifier;
+  /** StockLevelChanged payloads read back from the topic, per product, in arrival order. */
+  const seen = new Map<string, Level[]>();
   let pump: Periodic | undefined;
   const commands: string[] = [];
   const record = (e: CommandStartedEvent) => {
@@ -46,18 +66,20 @@ describe('the stock level notifier', () => {
   const counted = async (run: () => Promise<unknown>) => {
     commands.splice(0);
     await run();
-    const seen = commands.splice(0);
+    const done = commands.splice(0);
     return {
-      reads: seen.filter((c) => c === 'find').length,
-      writes: seen.filter((c) => c !== 'find').length,
+      reads: done.filter((c) => c === 'find').length,
+      writes: done.filter((c) => c !== 'find').length,
     };
   };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const levelsOf = async (p: string) =>
-    ((await stock.coll.findOne({ _id: stockKey(p, 'MSK') }))?._outbox ?? [])
-      .map((e) => JSON.parse(e.envelope) as { type: string; payload: { available: number; version: number } })
-      .filter((e) => e.type === 'StockLevelChanged')
-      .map((e) => e.payload);
+  const levelsOf = (p: string): Level[] => seen.get(p) ?? [];
+  /** Waits for `n` levels of `p` on the topic, then a little longer to be sure no more arrive. */
+  const published = async (p: string, n: number): Promise<Level[]> => {
+    await waitFor(async () => levelsOf(p).length >= n, 15_000, `${n} levels of ${p} on the topic`);
+    await sleep(300);
+    return levelsOf(p);
+  };
   /** The pump as the service runs it, at `intervalMs`; waits until it has backed off all the way. */
   async function idlePump(intervalMs: number): Promise<Periodic> {
     pump = stockPump(
@@ -80,14 +102,29 @@ describe('the stock level notifier', () => {
   beforeAll(async () => {
     await client.connect();
     await stock.ensureIndexes();
+    kafka = createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'levels-test', logger });
+    await ensureTopics(kafka, [topic], 1);
+    publisher = new KafkaPublisher(kafka);
+    notifier = new LevelNotifier(stock, new InventoryEvents(topic), publisher);
+    reader = kafka.consumer({ groupId: uniqueName('levels-reader'), allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
+    await reader.connect();
+    await reader.subscribe({ topics: [topic], fromBeginning: true });
+    await reader.run({
+      eachMessage: async ({ message }) => {
+        const e = JSON.parse(message.value?.toString() ?? '{}') as { type: string; payload: Level };
+        if (e.type === 'StockLevelChanged') seen.set(e.payload.product_id, [...levelsOf(e.payload.product_id), e.payload]);
+      },
+    });
     client.on('commandStarted', record);
-  });
+  }, 60_000);
   afterEach(async () => {
     await pump?.stop();
     pump = undefined;
   });
   afterAll(async () => {
     client.off('commandStarted', record);
+    await reader?.disconnect();
+    await publisher?.disconnect();
     await db.dropDatabase();
     await client.close();
   });
@@ -95,9 +132,10 @@ describe('the stock level notifier', () => {
   it('publishes the levels of three changed products with one read and one write', async () => {
     const products = [oid(0x91, 1), oid(0x91, 2), oid(0x91, 3)];
     for (const p of products) await stock.restock(p, 'MSK', 5, 'delivery');
-    expect(await counted(() => notifier.notifyOnce())).toEqual({ reads: 1, writes: 1 });
+    expect(await counted(() => notifier.notifyOnce())).toEqual({ reads: 1, writes: 1 }); // the read, the clear
     for (const p of products)
-      expect(await levelsOf(p)).toEqual([{ product_id: p, zone: 'MSK', available: 5, version: 1 }]);
+      expect(await published(p, 1)).toEqual([{ product_id: p, zone: 'MSK', available: 5, version: 1 }]);
+    expect(await notifier.notifyOnce()).toEqual({ dirty: 0, cleared: 0 });
   });
 
   it('an idle period costs a backed-off read and no write (at a 25 ms interval: at most 11 reads in 2 s, not 80)', async () => {
@@ -112,8 +150,8 @@ describe('the stock level notifier', () => {
     await idlePump(250); // the next read is 2 s away
     const wroteAt = Date.now();
     await stock.restock(p, 'MSK', 3, 'delivery');
-    await waitFor(async () => (await levelsOf(p)).length === 1, 10_000, 'the level published');
-    expect({ within: Date.now() - wroteAt < 1_000, levels: await levelsOf(p) }).toEqual({
+    await waitFor(async () => levelsOf(p).length === 1, 10_000, 'the level published');
+    expect({ within: Date.now() - wroteAt < 1_000, levels: levelsOf(p) }).toEqual({
       within: true,
       levels: [{ product_id: p, zone: 'MSK', available: 3, version: 1 }],
     });
@@ -124,20 +162,35 @@ describe('the stock level notifier', () => {
     );
     await otherProcess.restock(p, 'MSK', 2, 'second delivery');
     await waitFor(
-      async () => (await levelsOf(p)).length === 2,
+      async () => levelsOf(p).length === 2,
       250 * IDLE_FACTOR * 3,
       "the other process's level published",
     );
-    expect((await levelsOf(p)).at(-1)).toEqual({ product_id: p, zone: 'MSK', available: 5, version: 2 });
+    expect(levelsOf(p).at(-1)).toEqual({ product_id: p, zone: 'MSK', available: 5, version: 2 });
   });
 
-  it('a level that moves between the read and the write is published with its newer version by the next pass', async () => {
+  it('a level that moves between the read and the clear stays dirty: the next pass publishes its newer version', async () => {
     const p = oid(0x91, 5);
     await stock.restock(p, 'MSK', 4, 'delivery');
     stock.between = () => otherProcess.restock(p, 'MSK', 6, 'second delivery');
-    expect(await notifier.notifyOnce()).toEqual({ dirty: 1, published: 0 }); // the version read (1) is gone: nothing stored, still dirty
-    expect(await levelsOf(p)).toEqual([]);
-    expect(await notifier.notifyOnce()).toEqual({ dirty: 1, published: 1 });
-    expect(await levelsOf(p)).toEqual([{ product_id: p, zone: 'MSK', available: 10, version: 2 }]);
+    expect(await notifier.notifyOnce()).toEqual({ dirty: 1, cleared: 0 }); // published at version 1, which is gone: still dirty
+    expect(await notifier.notifyOnce()).toEqual({ dirty: 1, cleared: 1 });
+    expect(await notifier.notifyOnce()).toEqual({ dirty: 0, cleared: 0 });
+    // carts keeps the newest version (USING TIMESTAMP version): the older event changes nothing there
+    expect(await published(p, 2)).toEqual([
+      { product_id: p, zone: 'MSK', available: 4, version: 1 },
+      { product_id: p, zone: 'MSK', available: 10, version: 2 },
+    ]);
+  });
+
+  it('a crash between the publish and the clear loses nothing: the next pass publishes the same level again', async () => {
+    const p = oid(0x91, 6);
+    await stock.restock(p, 'MSK', 7, 'delivery');
+    const dying = new LevelNotifier(stock, new InventoryEvents(topic), new DiesAfterPublish(publisher));
+    await expect(dying.notifyOnce()).rejects.toThrow('killed after the publish');
+    expect(await notifier.notifyOnce()).toEqual({ dirty: 1, cleared: 1 });
+    expect(await notifier.notifyOnce()).toEqual({ dirty: 0, cleared: 0 });
+    const level = { product_id: p, zone: 'MSK', available: 7, version: 1 };
+    expect(await published(p, 2)).toEqual([level, level]);
   });
 });

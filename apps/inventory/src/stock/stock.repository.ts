@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
 import { dropIndexIfPresent } from '@mw/persistence';
-import { OutgoingMessage } from '@mw/contracts';
-import { outboxPush } from '@mw/messaging';
 import { LedgerEntry, LedgerKind } from '../ledger/ledger';
 import { Line } from '../reservations/reservation';
 import { StockReturnView } from '../reservations/returns';
@@ -654,19 +652,17 @@ export class StockRepository {
   }
 
   /**
-   * Stores a StockLevelChanged in each document whose level has not moved since it was read (guard:
-   * the version read, still dirty), in one unordered bulkWrite; returns how many were stored. A
+   * Clears `level_dirty` on each document whose level was published and has not moved since it was
+   * read (guard: the version read, still dirty), in one unordered bulkWrite; returns how many. A
    * document that moved stays dirty and is published by a later pass with its newer level.
    */
-  async publishLevels(
-    levels: readonly { readonly doc: Pick<StockDoc, '_id' | 'version'>; readonly message: OutgoingMessage }[],
-  ): Promise<number> {
-    if (levels.length === 0) return 0;
+  async clearLevels(docs: readonly Pick<StockDoc, '_id' | 'version'>[]): Promise<number> {
+    if (docs.length === 0) return 0;
     const res = await this.coll.bulkWrite(
-      levels.map(({ doc, message }) => ({
+      docs.map((doc) => ({
         updateOne: {
           filter: { _id: doc._id, version: doc.version, level_dirty: true },
-          update: { $unset: { level_dirty: '' }, ...outboxPush([message]) } as UpdateFilter<StockDoc>,
+          update: { $unset: { level_dirty: '' } } as UpdateFilter<StockDoc>,
         },
       })),
       { ordered: false },
