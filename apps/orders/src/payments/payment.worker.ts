@@ -36,8 +36,8 @@ export class PaymentWorker {
   /** The newest order known for each queued or running id: what a queued id runs, what a running one continues with. */
   private readonly latest = new Map<string, Order>();
   private readonly running = new Set<string>();
-  /** Steps this process claimed in the transition that armed them: order id → the version written and when its lease ends. */
-  private readonly claims = new Map<string, { readonly version: number; readonly until: number }>();
+  /** Steps this process claimed in the transition that armed them: order id → the version that transition wrote (its lease ends at that version's `next_at`). */
+  private readonly claims = new Map<string, number>();
   private readonly slots = new Set<Promise<void>>();
   private stopped = false;
   /** A step was refused for a full queue: ask the poller for it once there is room again. */
@@ -65,8 +65,7 @@ export class PaymentWorker {
    * once in this process). False when it was not taken (no step, stopped, queue full).
    */
   submit(order: Order, claimed = false): boolean {
-    if (claimed && order.saga.payment.next_at)
-      this.claims.set(order.id, { version: order.version, until: order.saga.payment.next_at.getTime() });
+    if (claimed) this.claims.set(order.id, order.version);
     if (this.stopped || !order.saga.payment.step) return this.refuse(order, claimed);
     const known = this.latest.get(order.id);
     if (this.running.has(order.id) || known) {
@@ -138,7 +137,7 @@ export class PaymentWorker {
       const order = this.latest.get(id);
       this.latest.delete(id);
       // a queued step its transition claimed here: due now for another instance, not after the lease
-      if (order && this.claims.get(id)?.version === order.version) handBacks.push(this.handBack(order));
+      if (order && this.claims.get(id) === order.version) handBacks.push(this.handBack(order));
     }
     this.claims.clear();
     await Promise.all([this.idle(), ...handBacks]);
@@ -250,10 +249,11 @@ export class PaymentWorker {
    * finds it still leased and leaves it to the poller after the lease, as after a crash).
    */
   private claimedByTransition(candidate: Order): boolean {
-    const claim = this.claims.get(candidate.id);
-    if (!claim || candidate.version < claim.version) return false;
+    const version = this.claims.get(candidate.id);
+    if (version === undefined || candidate.version < version) return false;
     this.claims.delete(candidate.id); // used now, or outdated by a newer version of the order
-    return claim.version === candidate.version && Date.now() <= claim.until - this.settings.leaseMs / 2;
+    const until = candidate.saga.payment.next_at?.getTime() ?? 0;
+    return version === candidate.version && Date.now() <= until - this.settings.leaseMs / 2;
   }
 
   /** A call that takes longer than the timeout is a transient failure; its late result is dropped (the key makes a retry safe). */
