@@ -30,6 +30,12 @@ export const ordersConfigSchema = baseConfigSchema
     SAGA_COMMIT_TIMEOUT_MS: env.int(30_000, 100, 3_600_000),
     SAGA_CANCEL_TIMEOUT_MS: env.int(60_000, 100, 3_600_000),
     SAGA_SWEEP_INTERVAL_MS: env.int(1000, 20, 600_000),
+    /**
+     * Saga inputs (checkouts, inventory replies) handled at once (group commit, ADR 0012 §4): a
+     * fetched partition batch is cut in chunks of this many, each one read of its orders and one
+     * bulkWrite of their transitions; 1 handles every message alone.
+     */
+    SAGA_BATCH_MAX: env.int(100, 1, 1000),
     /** How long inventory holds the stock (ReserveStock.hold_seconds): longer than the payment wait. */
     STOCK_HOLD_SECONDS: env.int(900, 1, 86_400),
     /** Payment worker: poll period, concurrent calls, lease of a claimed step, retry backoff, call timeout. */

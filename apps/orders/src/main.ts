@@ -10,4 +10,6 @@ bootstrapService({
   api,
   loadConfig: loadOrdersConfig,
   rootModule: AppModule.register,
+  // the saga's topics are consumed a partition batch at a time by its own consumer (SagaConsumer), not Nest's transport
+  consumer: false,
 });

@@ -15,3 +15,4 @@ export * from './outbox/outbox-batch';
 export * from './outbox/outbox-lease';
 export * from './outbox/outbox-parked';
 export * from './consumer/consumer-status';
+export * from './consumer/batch-consumer';

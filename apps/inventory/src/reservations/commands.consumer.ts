@@ -1,89 +1,55 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConsumerRunner, ConsumerSignal, ConsumerStatus, isReady, KAFKA, nextStatus, recordsOfBatch } from '@mw/messaging';
+import { BatchConsumer, ConsumerRunner, KAFKA } from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
 import { InventoryConfig } from '../config';
 import { INVENTORY_CONFIG } from '../inventory.providers';
 import { CommandsHandler } from './commands.handler';
 
 /**
- * inventory.commands.v1 consumed a partition batch at a time (ADR 0012 §4): a plain kafkajs consumer
+ * inventory.commands.v1 consumed a partition batch at a time (ADR 0012 §4): a {@link BatchConsumer}
  * in the service's group (Nest's Kafka transport hands over one message at a time). A fetched batch
  * is handled in chunks of `INVENTORY_COMMANDS_BATCH_MAX` (`CommandsHandler.handleBatch`); a chunk's
- * offsets are resolved and committed only after its work was acknowledged by the majority, so a
- * crash in between redelivers the chunk, and every step is idempotent. Readiness follows the group.
+ * offsets are committed only after its work was acknowledged by the majority, so a crash in between
+ * redelivers the chunk, and every step is idempotent. Readiness follows the group.
  */
 @Injectable()
 export class CommandsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer: Consumer | undefined;
-  private status: ConsumerStatus = 'starting';
+  private readonly consumer: BatchConsumer;
 
   constructor(
-    @Inject(KAFKA) private readonly kafka: Kafka,
+    @Inject(KAFKA) kafka: Kafka,
     private readonly runner: ConsumerRunner,
-    private readonly handler: CommandsHandler,
-    private readonly health: HealthRegistry,
-    @Inject(INVENTORY_CONFIG) private readonly config: Readonly<InventoryConfig>,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  private signal(s: ConsumerSignal): void {
-    const before = this.status;
-    this.status = nextStatus(this.status, s);
-    if (before !== this.status) this.logger.info({ from: before, to: this.status }, 'commands consumer status');
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    const c = this.config;
-    const consumer = this.kafka.consumer({
-      groupId: c.KAFKA_GROUP_ID,
-      allowAutoTopicCreation: false,
-      sessionTimeout: c.KAFKA_SESSION_TIMEOUT_MS,
-      heartbeatInterval: c.KAFKA_HEARTBEAT_INTERVAL_MS,
-    });
-    this.consumer = consumer;
-    consumer.on(consumer.events.GROUP_JOIN, () => this.signal({ kind: 'joined' }));
-    consumer.on(consumer.events.STOP, () => this.signal({ kind: 'stopped' }));
-    consumer.on(consumer.events.CRASH, (e) => {
-      this.logger.error(
-        { err: e.payload.error.message, error_name: e.payload.error.name, restart: e.payload.restart },
-        'commands consumer crashed',
-      );
-      this.signal({ kind: 'crashed', restart: e.payload.restart });
-    });
-    this.health.register({
-      name: 'commands-consumer',
-      check: async () => {
-        if (!isReady(this.status)) throw new Error(`consumer ${this.status}`);
+    handler: CommandsHandler,
+    health: HealthRegistry,
+    @Inject(INVENTORY_CONFIG) c: Readonly<InventoryConfig>,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.consumer = new BatchConsumer(
+      kafka,
+      {
+        name: 'commands-consumer',
+        groupId: c.KAFKA_GROUP_ID,
+        topics: [c.INVENTORY_COMMANDS_TOPIC],
+        fromBeginning: true,
+        sessionTimeoutMs: c.KAFKA_SESSION_TIMEOUT_MS,
+        heartbeatIntervalMs: c.KAFKA_HEARTBEAT_INTERVAL_MS,
+        partitionsConcurrently: c.KAFKA_PARTITIONS_CONCURRENTLY,
+        batchMax: c.INVENTORY_COMMANDS_BATCH_MAX,
       },
-    });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [c.INVENTORY_COMMANDS_TOPIC], fromBeginning: true });
-    await consumer.run({
-      partitionsConsumedConcurrently: c.KAFKA_PARTITIONS_CONCURRENTLY,
-      eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.consume(payload),
-    });
-    this.logger.info(
-      { topic: c.INVENTORY_COMMANDS_TOPIC, group: c.KAFKA_GROUP_ID, batch_max: c.INVENTORY_COMMANDS_BATCH_MAX },
-      'inventory commands consuming',
+      (records) => handler.handleBatch(records),
+      health,
+      logger,
     );
   }
 
-  private async consume({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
-    const max = this.config.INVENTORY_COMMANDS_BATCH_MAX;
-    for (let from = 0; from < batch.messages.length; from += max) {
-      if (!isRunning() || isStale()) return;
-      const chunk = batch.messages.slice(from, from + max);
-      await this.handler.handleBatch(recordsOfBatch(batch, chunk, heartbeat));
-      for (const m of chunk) resolveOffset(m.offset);
-      await commitOffsetsIfNecessary();
-    }
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumer.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.runner.stop();
-    await this.consumer?.disconnect();
+    await this.consumer.stop();
   }
 }

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
-import { Carts, TraceContext } from '@mw/contracts';
-import { AppError } from '@mw/platform';
+import { Carts, OutgoingMessage, TraceContext } from '@mw/contracts';
+import { AppError, traceparentOf } from '@mw/platform';
 import { SagaMessages } from '../saga/saga-messages';
 import { initialCommands, SagaTimeouts } from '../saga/saga';
 import { SagaNudges } from '../saga/saga.service';
-import { orderFromCheckout } from './order';
+import { Order, orderFromCheckout } from './order';
 import { OrdersRepository } from './orders.repository';
 
 /**
@@ -45,18 +45,60 @@ export class CheckoutService {
       throw AppError.validation([{ field: `payload.${decision.field}`, message: decision.message }], 'ORDERS.INVALID_CHECKOUT');
     }
     const o = decision.order;
+    const inserted = await this.repo.insertWithMessages(o, this.firstMessages(o, trace, now));
+    this.afterInsert(o, inserted);
+  }
+
+  /**
+   * Group commit of checkouts (ADR 0012 §4): the orders of a consumed batch in one unordered insert,
+   * a redelivered checkout (here or earlier) found by the unique _id as on the single path. A
+   * checkout that cannot become an order is answered and dead-lettered on the single path: when the
+   * batch holds one, it fails before writing anything ({@link CheckoutBatchRefused}) and every
+   * checkout of it takes that path. `within(j, fn)`: `fn` in the j-th checkout's trace.
+   */
+  async onCheckoutRequestedMany(
+    checkouts: readonly { readonly payload: Carts.CheckoutRequestedPayload; readonly trace: TraceContext }[],
+    within: <R>(j: number, fn: () => R) => R = (_, fn) => fn(),
+  ): Promise<void> {
+    const now = new Date();
+    const orders = checkouts.map(({ payload, trace }) => orderFromCheckout(payload, this.zones, now, this.timeouts, trace.correlation_id));
+    const invalid = orders.findIndex((d) => !d.ok);
+    if (invalid >= 0) throw new CheckoutBatchRefused(invalid);
+    const items = orders.map((d, j) =>
+      within(j, () => {
+        const o = (d as Extract<typeof d, { ok: true }>).order;
+        return { order: o, messages: this.firstMessages(o, checkouts[j]!.trace, now), traceparent: traceparentOf() };
+      }),
+    );
+    const inserted = await this.repo.insertManyWithMessages(items);
+    for (const [j, { order }] of items.entries()) within(j, () => this.afterInsert(order, inserted[j]!));
+  }
+
+  /** OrderCreated and ReserveStock, stored with the order (one write). */
+  private firstMessages(o: Order, trace: TraceContext, now: Date): OutgoingMessage[] {
     const created = this.messages.orderEvent(
       'OrderCreated',
       { order_id: o.id, user_id: o.user_id, cart_id: o.cart_id, checkout_id: o.checkout_id, zone: o.zone, total: o.total, currency: 'RUB' },
       trace,
       now,
     );
-    const inserted = await this.repo.insertWithMessages(o, [created, ...this.messages.forCommands(o, initialCommands, trace.causation_id, now)]);
+    return [created, ...this.messages.forCommands(o, initialCommands, trace.causation_id, now)];
+  }
+
+  private afterInsert(o: Order, inserted: boolean): void {
     this.logger.info({ order_id: o.id, checkout_id: o.checkout_id, duplicate: !inserted }, inserted ? 'order created, stock requested' : 'duplicate checkout ignored');
     if (inserted) {
       this.created.inc({ zone: o.zone });
       this.nudges.outbox();
       if (o.saga.deadline) this.nudges.deadline?.(o.saga.deadline);
     }
+  }
+}
+
+/** A batch of checkouts holding one that cannot become an order: nothing was written; each takes the single path. */
+export class CheckoutBatchRefused extends Error {
+  constructor(readonly index: number) {
+    super(`checkout ${index} of the batch cannot become an order; the batch takes the single path`);
+    this.name = 'CheckoutBatchRefused';
   }
 }

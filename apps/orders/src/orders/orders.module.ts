@@ -22,7 +22,7 @@ import { SimulatedPaymentGateway } from '../payments/simulator/simulated-payment
 import { DeadlineSweeper, SWEEP_IDLE_FACTOR } from '../saga/deadline-sweeper';
 import { ordersCreatedCounter, overdueGraceMs, SagaOverdueMetrics } from '../saga/saga.metrics';
 import { SagaMessages } from '../saga/saga-messages';
-import { sagaControllers } from '../saga/saga.controllers';
+import { SagaConsumer } from '../saga/saga.consumer';
 import { SagaTimeouts } from '../saga/saga';
 import { SagaNudges, SagaService } from '../saga/saga.service';
 import { LifecycleController } from '../lifecycle/lifecycle.controller';
@@ -148,10 +148,6 @@ export class OrdersModule {
         OrdersController,
         LifecycleController,
         OperationsController,
-        ...sagaControllers({
-          checkout: config.ORDERS_CHECKOUT_TOPIC,
-          inventoryEvents: config.INVENTORY_EVENTS_TOPIC,
-        }),
       ],
       providers: [
         Nudges,
@@ -263,6 +259,7 @@ export class OrdersModule {
           inject: [OrdersRepository, SagaService, LOGGER],
         },
         SagaBackground,
+        SagaConsumer,
       ],
     };
   }

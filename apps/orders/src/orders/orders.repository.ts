@@ -1,4 +1,4 @@
-import { Collection, Db, MongoServerError, ReadPreference, UpdateFilter, WriteConcern } from 'mongodb';
+import { AnyBulkWriteOperation, Collection, Db, MongoBulkWriteError, MongoServerError, ReadPreference, UpdateFilter, WriteConcern } from 'mongodb';
 import { dropIndexIfPresent } from '@mw/persistence';
 import { OutgoingMessage } from '@mw/contracts';
 import { traceparentOf } from '@mw/platform';
@@ -69,6 +69,31 @@ export class OrdersRepository {
     }
   }
 
+  /**
+   * `insertWithMessages` of many orders in one unordered insert (group commit, ADR 0012 §4):
+   * answers, per order, whether it was inserted. An order that exists already (a redelivered
+   * checkout) is false, and only that duplicate-key error is swallowed. `traceparents[i]`: the
+   * checkout trace of the i-th order (ADR 0014), read where that checkout's span is current.
+   */
+  async insertManyWithMessages(
+    items: readonly { order: Order; messages: readonly OutgoingMessage[]; traceparent?: string | undefined }[],
+  ): Promise<boolean[]> {
+    const inserted = items.map(() => true);
+    if (items.length === 0) return inserted;
+    const docs = items.map(({ order: { id, ...rest }, messages, traceparent }): OrderDoc => ({
+      _id: id,
+      ...rest,
+      ...(traceparent ? { traceparent } : {}),
+      _outbox: toOutboxEntries(messages),
+    }));
+    try {
+      await this.orders.insertMany(docs, { ordered: false });
+    } catch (e) {
+      for (const i of duplicatesOf(e)) inserted[i] = false;
+    }
+    return inserted;
+  }
+
   /** Stores the answer to an invalid checkout once (a redelivery finds it there). */
   async insertRejection(doc: Omit<RejectionDoc, '_outbox'>, message: OutgoingMessage): Promise<boolean> {
     try {
@@ -94,6 +119,40 @@ export class OrdersRepository {
   }
 
   /**
+   * Many `transition`s in one unordered bulkWrite (group commit, ADR 0012 §4), each guarded by its
+   * order's version exactly as `transition`; answers, per transition, whether it was written. An
+   * update's counts cannot say which operation of a bulk matched, so each one is an upsert whose
+   * filter names the order's _id, version and shard key (zone, user_id: one shard, ADR 0010): a
+   * lost guard tries to insert an _id that exists and fails alone, with a duplicate key at its
+   * index, while the others are written. It never inserts: orders are never deleted, and only
+   * orders just read are passed. Any other write error fails the whole call.
+   */
+  async transitionMany(
+    items: readonly { order: Pick<Order, 'id' | 'version' | 'zone' | 'user_id'>; saga: Saga; messages: readonly OutgoingMessage[] }[],
+    now: Date,
+  ): Promise<boolean[]> {
+    const written = items.map(() => true);
+    if (items.length === 0) return written;
+    const ops = items.map(({ order, saga, messages }): AnyBulkWriteOperation<OrderDoc> => ({
+      updateOne: {
+        filter: { _id: order.id, version: order.version, zone: order.zone, user_id: order.user_id },
+        update: {
+          $set: { saga, status: statusOf(saga.state), updated_at: now },
+          $inc: { version: 1 },
+          ...(messages.length > 0 ? outboxPush(messages, now) : {}),
+        } as UpdateFilter<OrderDoc>,
+        upsert: true,
+      },
+    }));
+    try {
+      await this.orders.bulkWrite(ops, { ordered: false });
+    } catch (e) {
+      for (const i of duplicatesOf(e)) written[i] = false;
+    }
+    return written;
+  }
+
+  /**
    * Claims the payment step of an order for `leaseMs` (moves its next_at forward) if it is still
    * due at this version: exactly one claimer wins (the inline run, the poller, another instance).
    * Does not change the version. Answers the order as claimed (the caller needs no re-read), null
@@ -112,6 +171,13 @@ export class OrdersRepository {
   /** After a transient payment failure: try again at `at` (backoff), if the step is still current. */
   async deferPaymentStep(id: string, version: number, step: PaymentStep, at: Date): Promise<void> {
     await this.orders.updateOne({ _id: id, version, 'saga.payment.step': step }, { $set: { 'saga.payment.next_at': at } });
+  }
+
+  /** `findById` of many orders in one read (primary): the ones that exist, by id. */
+  async findByIds(ids: readonly string[]): Promise<Map<string, Order>> {
+    if (ids.length === 0) return new Map();
+    const docs = await this.orders.find({ _id: { $in: [...ids] } }, { projection: { _outbox: 0 }, ...primary }).toArray();
+    return new Map(docs.map((d) => [d._id, toOrder(d)]));
   }
 
   /** Status reads are decisions: primary only. */
@@ -191,6 +257,17 @@ export class OrdersRepository {
       .toArray();
     return docs.map(toOrder);
   }
+}
+
+/**
+ * The indexes of an unordered bulk's operations that failed with a duplicate key; rethrows `e`
+ * when it is anything else (another write error, a write concern error, no bulk error at all).
+ */
+function duplicatesOf(e: unknown): number[] {
+  if (!(e instanceof MongoBulkWriteError) || e.result.getWriteConcernError()) throw e;
+  const errors = [e.writeErrors].flat();
+  if (errors.length === 0 || errors.some((w) => w.code !== 11000)) throw e;
+  return errors.map((w) => w.index);
 }
 
 function toOrder(doc: OrderDoc): Order {

@@ -2,10 +2,22 @@ import type { Logger } from 'pino';
 import { addSpanEvent, AppError } from '@mw/platform';
 import { OrdersRepository } from '../orders/orders.repository';
 import type { Order } from '../orders/order';
-import { ActionInput, actorOf, decide, Saga, SagaInput, SagaTimeouts, statusOf } from './saga';
+import { ActionInput, actorOf, decide, Decision, Saga, SagaInput, SagaTimeouts, statusOf } from './saga';
+import type { OutgoingMessage } from '@mw/contracts';
 import { SagaMessages } from './saga-messages';
 
 export type ApplyOutcome = 'applied' | 'ignored' | 'unknown-order';
+
+/** A decided transition on its way to the database. */
+interface Planned {
+  readonly order: Order;
+  readonly input: SagaInput;
+  readonly d: Extract<Decision, { kind: 'apply' }>;
+  /** The saga as written: `d.saga` with its armed step claimed when `claimed`. */
+  readonly saga: Saga;
+  readonly claimed: boolean;
+  readonly messages: readonly OutgoingMessage[];
+}
 
 /** What an HTTP action did: the order after it (unchanged when the action was a repeat). */
 export type ActionOutcome =
@@ -97,50 +109,12 @@ export class SagaService {
         throw AppError.conflict(d.code, d.message);
       }
       if (d.kind === 'ignore') {
-        addSpanEvent('saga.ignored', { order_id: orderId, state: order.saga.state, input: input.type, why: d.why });
-        this.logger.info(
-          {
-            order_id: orderId,
-            state: order.saga.state,
-            input: input.type,
-            cause: input.id,
-            by: actorOf(input),
-            why: d.why,
-          },
-          'saga input ignored',
-        );
+        this.ignored(order, input, d.why);
         return { outcome: 'ignored', order };
       }
-      const out = this.messages.forCommands(order, d.commands, causation, now);
-      const { saga, claimed } = this.claimArmedStep(orderId, d.saga, now);
-      if (await this.repo.transition(order.id, order.version, saga, out, now)) {
-        // the transition as an event of the span that caused it (ADR 0014)
-        addSpanEvent('saga.transition', { order_id: orderId, from: order.saga.state, to: d.saga.state, input: input.type, emitted: d.commands.map((c) => c.type) });
-        this.logger.info(
-          {
-            order_id: orderId,
-            correlation_id: order.correlation_id,
-            from: order.saga.state,
-            to: d.saga.state,
-            input: input.type,
-            cause: input.id,
-            by: actorOf(input),
-            reason: d.saga.reason,
-            emitted: d.commands.map((c) => c.type),
-          },
-          'saga transition',
-        );
-        const written: Order = {
-          ...order,
-          saga,
-          status: statusOf(saga.state),
-          updated_at: now,
-          version: order.version + 1,
-        };
-        if (out.length > 0) this.nudges.outbox();
-        if (saga.deadline) this.nudges.deadline?.(saga.deadline);
-        if (saga.payment.step) this.nudges.payment(written, claimed); // after the majority-acknowledged write
-        return { outcome: 'applied', order: written };
+      const t = this.plan(order, input, d, causation, now);
+      if (await this.repo.transition(order.id, order.version, t.saga, t.messages, now)) {
+        return { outcome: 'applied', order: this.written(t, now) };
       }
     }
     throw new AppError(
@@ -148,6 +122,102 @@ export class SagaService {
       'unavailable',
       `order ${orderId} kept changing while applying ${input.type}; retrying`,
     );
+  }
+
+  /**
+   * Group commit of saga inputs (ADR 0012 §4): the inputs of a consumed batch, in their order, with
+   * one read of their orders and one bulkWrite of their transitions, each guarded by its order's
+   * version as on the single path. What the batch cannot settle takes the single path
+   * ({@link apply}) afterwards, in the batch's order: a guard lost to another writer (it reloads
+   * and decides again), an input refused, and every input after the first of an order with several
+   * in the batch (an order's inputs apply in their order). `within(j, fn)` runs `fn` as the work of
+   * the j-th input (its trace: the messages it emits continue it).
+   */
+  async applyMany(
+    items: readonly { readonly orderId: string; readonly input: SagaInput; readonly causation: string | null }[],
+    within: <R>(j: number, fn: () => R) => R = (_, fn) => fn(),
+  ): Promise<ApplyOutcome[]> {
+    const outcomes: ApplyOutcome[] = [];
+    const firstOf = new Map<string, number>();
+    const alone = new Set<number>();
+    for (const [j, it] of items.entries()) {
+      if (firstOf.has(it.orderId)) alone.add(j);
+      else firstOf.set(it.orderId, j);
+    }
+    const orders = await this.repo.findByIds([...firstOf.keys()]);
+    const now = this.clock();
+    const planned: { j: number; t: Planned }[] = [];
+    for (const j of firstOf.values()) {
+      const { orderId, input, causation } = items[j]!;
+      const order = orders.get(orderId);
+      if (!order) {
+        alone.add(j); // the single path says it is unknown (or finds it, inserted meanwhile)
+        continue;
+      }
+      within(j, () => {
+        const d = decide(order.saga, input, now, this.timeouts);
+        if (d.kind === 'refuse') alone.add(j);
+        else if (d.kind === 'ignore') {
+          this.ignored(order, input, d.why);
+          outcomes[j] = 'ignored';
+        } else planned.push({ j, t: this.plan(order, input, d, causation, now) });
+      });
+    }
+    const written = await this.repo.transitionMany(planned.map(({ t }) => ({ order: t.order, saga: t.saga, messages: t.messages })), now);
+    for (const [k, { j, t }] of planned.entries()) {
+      if (!written[k]) {
+        alone.add(j); // lost its guard: nothing was written (nor claimed); the single path reloads
+        continue;
+      }
+      within(j, () => this.written(t, now));
+      outcomes[j] = 'applied';
+    }
+    for (const j of [...alone].sort((a, b) => a - b)) {
+      const { orderId, input, causation } = items[j]!;
+      outcomes[j] = await within(j, () => this.apply(orderId, input, causation));
+    }
+    return outcomes;
+  }
+
+  private ignored(order: Order, input: SagaInput, why: string): void {
+    addSpanEvent('saga.ignored', { order_id: order.id, state: order.saga.state, input: input.type, why });
+    this.logger.info(
+      { order_id: order.id, state: order.saga.state, input: input.type, cause: input.id, by: actorOf(input), why },
+      'saga input ignored',
+    );
+  }
+
+  /** The write a decided transition needs: its messages and the saga as stored (its armed step claimed when this process's worker will run it). */
+  private plan(order: Order, input: SagaInput, d: Extract<Decision, { kind: 'apply' }>, causation: string | null, now: Date): Planned {
+    const messages = this.messages.forCommands(order, d.commands, causation, now);
+    const { saga, claimed } = this.claimArmedStep(order.id, d.saga, now);
+    return { order, input, d, saga, claimed, messages };
+  }
+
+  /** After the majority-acknowledged write: log it, the order as written, and the nudges it calls for. */
+  private written(t: Planned, now: Date): Order {
+    const { order, input, d, saga, claimed, messages } = t;
+    // the transition as an event of the span that caused it (ADR 0014)
+    addSpanEvent('saga.transition', { order_id: order.id, from: order.saga.state, to: d.saga.state, input: input.type, emitted: d.commands.map((c) => c.type) });
+    this.logger.info(
+      {
+        order_id: order.id,
+        correlation_id: order.correlation_id,
+        from: order.saga.state,
+        to: d.saga.state,
+        input: input.type,
+        cause: input.id,
+        by: actorOf(input),
+        reason: d.saga.reason,
+        emitted: d.commands.map((c) => c.type),
+      },
+      'saga transition',
+    );
+    const written: Order = { ...order, saga, status: statusOf(saga.state), updated_at: now, version: order.version + 1 };
+    if (messages.length > 0) this.nudges.outbox();
+    if (saga.deadline) this.nudges.deadline?.(saga.deadline);
+    if (saga.payment.step) this.nudges.payment(written, claimed);
+    return written;
   }
 
   /**

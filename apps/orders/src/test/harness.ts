@@ -82,7 +82,6 @@ export class OrdersHarness {
         name: `orders-${i}`,
         rootModule: (logger) => AppModule.register(this.config, logger),
         brokers: this.config.KAFKA_BROKERS,
-        groupId: this.config.KAFKA_GROUP_ID,
         api,
       });
       this.apps.push(app);

@@ -1,0 +1,105 @@
+import { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { HealthRegistry } from '@mw/platform';
+import type { InboundRecord } from './consumer-runner';
+import { ConsumerSignal, ConsumerStatus, isReady, nextStatus } from './consumer-status';
+import { recordsOfBatch } from './nest-kafka';
+
+export interface BatchConsumerOptions {
+  /** Names the health check (`<name>`) and the log lines. */
+  readonly name: string;
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly fromBeginning: boolean;
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly partitionsConcurrently: number;
+  /** Records handed to the handler at once; a larger fetched batch is handled in chunks of this many. */
+  readonly batchMax: number;
+}
+
+/**
+ * Handles a chunk of one fetched partition batch (records of one topic and partition, in offset
+ * order). Resolves only once its effects are durable: the chunk's offsets are committed after it.
+ */
+export type ChunkHandler = (records: readonly InboundRecord[]) => Promise<void>;
+
+/**
+ * A plain kafkajs consumer that hands each fetched partition batch to a handler in chunks (group
+ * commit, ADR 0012 §4) — what Nest's Kafka transport cannot, as it hands over one message at a
+ * time. A chunk's offsets are resolved and committed only after the handler resolved, so a crash in
+ * between redelivers the chunk (the handler's steps must be idempotent). A chunk is not started
+ * once the consumer stops or the group has rebalanced. Readiness (a health check named after the
+ * consumer) follows the group: joined → ready; crash or stop → not ready.
+ */
+export class BatchConsumer {
+  private consumer: Consumer | undefined;
+  private state: ConsumerStatus = 'starting';
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly options: BatchConsumerOptions,
+    private readonly handle: ChunkHandler,
+    private readonly health: HealthRegistry,
+    private readonly logger: Logger,
+  ) {}
+
+  get status(): ConsumerStatus {
+    return this.state;
+  }
+
+  private signal(s: ConsumerSignal): void {
+    const before = this.state;
+    this.state = nextStatus(this.state, s);
+    if (before !== this.state) this.logger.info({ consumer: this.options.name, from: before, to: this.state }, 'consumer status');
+  }
+
+  async start(): Promise<void> {
+    const o = this.options;
+    const consumer = this.kafka.consumer({
+      groupId: o.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: o.sessionTimeoutMs,
+      heartbeatInterval: o.heartbeatIntervalMs,
+    });
+    this.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, () => this.signal({ kind: 'joined' }));
+    consumer.on(consumer.events.STOP, () => this.signal({ kind: 'stopped' }));
+    consumer.on(consumer.events.CRASH, (e) => {
+      this.logger.error(
+        { consumer: o.name, err: e.payload.error.message, error_name: e.payload.error.name, restart: e.payload.restart },
+        'consumer crashed',
+      );
+      this.signal({ kind: 'crashed', restart: e.payload.restart });
+    });
+    this.health.register({
+      name: o.name,
+      check: async () => {
+        if (!isReady(this.state)) throw new Error(`consumer ${this.state}`);
+      },
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...o.topics], fromBeginning: o.fromBeginning });
+    await consumer.run({
+      partitionsConsumedConcurrently: o.partitionsConcurrently,
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.consume(payload),
+    });
+    this.logger.info({ consumer: o.name, topics: o.topics, group: o.groupId, batch_max: o.batchMax }, 'consuming in batches');
+  }
+
+  private async consume({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const max = this.options.batchMax;
+    for (let from = 0; from < batch.messages.length; from += max) {
+      if (!isRunning() || isStale()) return;
+      const chunk = batch.messages.slice(from, from + max);
+      await this.handle(recordsOfBatch(batch, chunk, heartbeat));
+      for (const m of chunk) resolveOffset(m.offset);
+      await commitOffsetsIfNecessary();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+}
