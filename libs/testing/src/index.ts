@@ -10,3 +10,4 @@ export * from './keycloak-users';
 export * from './infra-env';
 export * from './proc-cpu';
 export * from './recorded-spans';
+export * from './pausing-child';

@@ -1,8 +1,8 @@
-import { waitFor } from '@mw/testing';
+import { join } from 'node:path';
+import { PausingChild, waitFor } from '@mw/testing';
 import { StockDoc } from '../stock/stock';
 import { StockRepository } from '../stock/stock.repository';
 import { InventoryHarness, oid } from '../test/harness';
-import { PausingChild } from '../test/pausing-child';
 import { ReservationDoc } from './reservation';
 import { ReservationsRepository } from './reservations.repository';
 
@@ -39,7 +39,7 @@ describe('inventory commands a partition batch at a time, killed between two bul
     hold_seconds: 600,
   });
   const killAt = async (point: 'after-holds' | 'after-status', json: unknown) => {
-    child = new PausingChild('group-child.ts', [h.config.MONGO_URL, h.config.MONGO_DB, h.config.INVENTORY_EVENTS_TOPIC, point, JSON.stringify(json)]);
+    child = new PausingChild(join(__dirname, '../test/group-child.ts'), [h.config.MONGO_URL, h.config.MONGO_DB, h.config.INVENTORY_EVENTS_TOPIC, point, JSON.stringify(json)]);
     await child.pausedAt(point);
     await child.kill();
   };

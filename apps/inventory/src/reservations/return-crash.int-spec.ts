@@ -1,12 +1,12 @@
+import { join } from 'node:path';
 import pino from 'pino';
-import { waitFor } from '@mw/testing';
+import { PausingChild, waitFor } from '@mw/testing';
 import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { OutboxNudge } from '../outbox/outbox.service';
 import { StockRepository } from '../stock/stock.repository';
 import { InventoryHarness, oid } from '../test/harness';
-import { PausingChild } from '../test/pausing-child';
 import { ReservationDoc } from './reservation';
 import { ReservationsRepository } from './reservations.repository';
 import { ReservationsService } from './reservations.service';
@@ -33,7 +33,7 @@ describe('a return killed by SIGKILL completes exactly once after the restart', 
   const counters = (p: string) => h.counters(p);
   const order = (id: string) => h.db.collection<ReservationDoc>('reservations').findOne({ _id: id });
   const killAt = async (orderId: string, point: 'after-status' | 'after-apply') => {
-    child = new PausingChild('return-child.ts', [
+    child = new PausingChild(join(__dirname, '../test/return-child.ts'), [
       h.config.MONGO_URL,
       h.config.MONGO_DB,
       h.config.INVENTORY_EVENTS_TOPIC,

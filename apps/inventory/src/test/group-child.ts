@@ -15,7 +15,7 @@ import { OutboxNudge } from '../outbox/outbox.service';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { ReservationsService } from '../reservations/reservations.service';
 import { StockRepository } from '../stock/stock.repository';
-import { pauseForKill } from './pausing-child';
+import { pauseForKill } from '@mw/testing';
 
 type Point = 'after-holds' | 'after-status';
 

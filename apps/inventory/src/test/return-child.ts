@@ -13,7 +13,7 @@ import { Line } from '../reservations/reservation';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { ReservationsService } from '../reservations/reservations.service';
 import { StockRepository } from '../stock/stock.repository';
-import { pauseForKill } from './pausing-child';
+import { pauseForKill } from '@mw/testing';
 
 type Point = 'after-status' | 'after-apply';
 

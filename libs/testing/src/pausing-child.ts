@@ -1,12 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { waitFor } from '@mw/testing';
+import { waitFor } from './test-env';
 
-const root = join(__dirname, '../../../..');
+const root = join(__dirname, '../../..');
 
 /**
- * A script of `src/test/` (return-child.ts, group-child.ts) run in a process of its own, in its own
- * process group so SIGKILL reaches all of it. The script prints `PAUSED <point> …` where it stops
+ * A TypeScript script (`script`: its absolute path, e.g. an app's `src/test/group-child.ts`) run with
+ * tsx in a process of its own, in its own process group so SIGKILL reaches all of it. The script prints `PAUSED <point> …` where it stops
  * for good, and the test kills it there.
  */
 export class PausingChild {
@@ -15,7 +15,7 @@ export class PausingChild {
   private out = '';
 
   constructor(script: string, args: string[]) {
-    this.proc = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script), ...args], {
+    this.proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
       cwd: root,
       detached: true,
