@@ -87,7 +87,7 @@ export class OrdersHarness {
       this.apps.push(app);
       this.urls.push(url);
     }
-    await this.startRecorder();
+    if (!this.recorder) await this.startRecorder();
     await waitFor(async () => {
       const { groups } = await this.admin.describeGroups([this.config.KAFKA_GROUP_ID]);
       const g = groups[0];
@@ -174,6 +174,12 @@ export class OrdersHarness {
 
   paymentOps(orderId: string): Promise<OperationDoc[]> {
     return this.db.collection<OperationDoc>(SIM_OPERATIONS).find({ reference: orderId }).toArray();
+  }
+
+  /** Closes the running instances (a polite stop); `start` brings new ones into the same group. */
+  async stopApps(): Promise<void> {
+    for (const app of this.apps.splice(0)) await app.close();
+    this.urls.length = 0;
   }
 
   async stop(): Promise<void> {

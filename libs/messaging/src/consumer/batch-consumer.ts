@@ -94,8 +94,13 @@ export class BatchConsumer {
       if (!isRunning() || isStale()) return;
       const chunk = batch.messages.slice(from, from + max);
       await this.handle(recordsOfBatch(batch, chunk, heartbeat));
+      const last = chunk[chunk.length - 1]!.offset;
       for (const m of chunk) resolveOffset(m.offset);
-      await commitOffsetsIfNecessary();
+      // committed now, not when the whole fetched batch is done (kafkajs' default): a later chunk
+      // that fails or dies does not send this one again
+      await commitOffsetsIfNecessary({
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }],
+      });
     }
   }
 
