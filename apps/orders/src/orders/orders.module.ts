@@ -53,8 +53,8 @@ class Nudges implements SagaNudges {
     this.worker?.submit(order, claimed);
   }
   /** Claimed in the transition only while this process's worker would take the step (ADR 0012). */
-  paymentLease(orderId: string): number | undefined {
-    return this.worker?.leaseFor(orderId);
+  paymentLease(orderId: string, ahead?: number): number | undefined {
+    return this.worker?.leaseFor(orderId, ahead);
   }
   deadline(at: Date): void {
     this.sweeper?.wakeBy(at.getTime());

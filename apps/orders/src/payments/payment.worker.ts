@@ -85,11 +85,13 @@ export class PaymentWorker {
   /**
    * The lease with which a transition may claim the step it arms for this worker (SagaNudges
    * paymentLease): while running and when the step would be taken (its order already here, or
-   * room in the queue). Undefined otherwise: the step stays due for any claimer.
+   * room in the queue past the `ahead` steps a batch's write claims before this one). Undefined
+   * otherwise: the step stays due for any claimer.
    */
-  leaseFor(orderId: string): number | undefined {
+  leaseFor(orderId: string, ahead = 0): number | undefined {
     if (this.stopped) return undefined;
-    const taken = this.running.has(orderId) || this.latest.has(orderId) || this.queue.length < this.queueLimit;
+    const free = Math.max(0, this.settings.concurrency - this.slots.size); // a submit runs at once while a slot is free
+    const taken = this.running.has(orderId) || this.latest.has(orderId) || this.queue.length + ahead < this.queueLimit + free;
     return taken ? this.settings.leaseMs : undefined;
   }
 

@@ -45,10 +45,12 @@ describe('saga group commit', () => {
   let checkout: CheckoutService;
   let saga: SagaService;
   const nudged = { outbox: 0, payments: [] as { id: string; version: number; claimed: boolean }[] };
+  /** Steps the worker would take at once (the test worker's room); a batch must not claim more. */
+  let room = Infinity;
   const nudges: SagaNudges = {
     outbox: () => void nudged.outbox++,
     payment: (o, claimed) => void nudged.payments.push({ id: o.id, version: o.version, claimed: claimed === true }),
-    paymentLease: () => 15_000,
+    paymentLease: (_id, ahead = 0) => (ahead < room ? 15_000 : undefined),
   };
   const messages = new SagaMessages({ inventoryCommands: 'test.inventory.commands', orderEvents: 'test.orders.orders' }, 900);
   const orders = () => mongo.db(dbName).collection<OrderDoc>(ORDERS_COLLECTION);
@@ -139,5 +141,24 @@ describe('saga group commit', () => {
       expect(d.saga.payment.attempts).toBe(1);
       expect(d.version).toBe(p.version);
     }
+  });
+
+  it('claims no more payment steps in one batch than the worker has room for; the rest stay due for any claimer', async () => {
+    const chunk = Array.from({ length: 5 }, checkoutOf);
+    await checkout.onCheckoutRequestedMany(chunk);
+    const ids = chunk.map((c) => orderIdFromCheckout(c.payload.checkout_id));
+    room = 2;
+    nudged.payments.length = 0;
+    const before = new Date();
+    try {
+      expect(await saga.applyMany(ids.map((id) => ({ orderId: id, input: reserved(), causation: randomUUID() })))).toEqual(Array(5).fill('applied'));
+    } finally {
+      room = Infinity;
+    }
+    expect(nudged.payments.map((p) => p.claimed)).toEqual([true, true, false, false, false]);
+    const after = await orders().find({ _id: { $in: ids } }).toArray();
+    const leased = after.filter((d) => d.saga.payment.attempts === 1 && d.saga.payment.next_at!.getTime() > before.getTime() + 10_000);
+    const due = after.filter((d) => d.saga.payment.attempts === 0 && d.saga.payment.next_at!.getTime() <= Date.now());
+    expect([leased.length, due.length]).toEqual([2, 3]);
   });
 });

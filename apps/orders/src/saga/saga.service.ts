@@ -36,8 +36,9 @@ export interface SagaNudges {
    * Before a transition that arms a payment step is written: the lease (ms) with which that write
    * may claim the step for this process's worker, so the inline run needs no claim of its own;
    * undefined when the step should stay due for any claimer (no worker here, or its queue is full).
+   * `ahead`: steps the same write (a batch) claims before this one, not submitted yet.
    */
-  paymentLease?(orderId: string): number | undefined;
+  paymentLease?(orderId: string, ahead?: number): number | undefined;
   /** A transition set a deadline: the deadline sweeper must run by then (it sleeps until its earliest known one). */
   deadline?(at: Date): void;
 }
@@ -147,6 +148,7 @@ export class SagaService {
     const orders = await this.repo.findByIds([...firstOf.keys()]);
     const now = this.clock();
     const planned: { j: number; t: Planned }[] = [];
+    let claims = 0; // steps this batch claims: the worker's room is counted past them
     for (const j of firstOf.values()) {
       const { orderId, input, causation } = items[j]!;
       const order = orders.get(orderId);
@@ -160,7 +162,11 @@ export class SagaService {
         else if (d.kind === 'ignore') {
           this.ignored(order, input, d.why);
           outcomes[j] = 'ignored';
-        } else planned.push({ j, t: this.plan(order, input, d, causation, now) });
+        } else {
+          const t = this.plan(order, input, d, causation, now, claims);
+          if (t.claimed) claims++;
+          planned.push({ j, t });
+        }
       });
     }
     const written = await this.repo.transitionMany(planned.map(({ t }) => ({ order: t.order, saga: t.saga, messages: t.messages })), now);
@@ -188,9 +194,9 @@ export class SagaService {
   }
 
   /** The write a decided transition needs: its messages and the saga as stored (its armed step claimed when this process's worker will run it). */
-  private plan(order: Order, input: SagaInput, d: Extract<Decision, { kind: 'apply' }>, causation: string | null, now: Date): Planned {
+  private plan(order: Order, input: SagaInput, d: Extract<Decision, { kind: 'apply' }>, causation: string | null, now: Date, ahead = 0): Planned {
     const messages = this.messages.forCommands(order, d.commands, causation, now);
-    const { saga, claimed } = this.claimArmedStep(order.id, d.saga, now);
+    const { saga, claimed } = this.claimArmedStep(order.id, d.saga, now, ahead);
     return { order, input, d, saga, claimed, messages };
   }
 
@@ -226,10 +232,10 @@ export class SagaService {
    * counted, exactly what `claimPaymentStep` would write a moment later (ADR 0012 "Claimed by the
    * transition"). A crash before the run leaves the step due after the lease, as after any claim.
    */
-  private claimArmedStep(orderId: string, saga: Saga, now: Date): { saga: Saga; claimed: boolean } {
+  private claimArmedStep(orderId: string, saga: Saga, now: Date, ahead: number): { saga: Saga; claimed: boolean } {
     const p = saga.payment;
     if (!p.step || p.attempts !== 0 || p.next_at?.getTime() !== now.getTime()) return { saga, claimed: false };
-    const lease = this.nudges.paymentLease?.(orderId);
+    const lease = this.nudges.paymentLease?.(orderId, ahead);
     if (lease === undefined) return { saga, claimed: false };
     return { saga: { ...saga, payment: { ...p, next_at: new Date(now.getTime() + lease), attempts: 1 } }, claimed: true };
   }
