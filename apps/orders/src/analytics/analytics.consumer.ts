@@ -1,7 +1,7 @@
 import { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Consumer, Kafka } from 'kafkajs';
+import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { ConsumerRunner, recordsOfBatch } from '@mw/messaging';
+import { BatchConsumer, ConsumerRunner, InboundRecord, isReady } from '@mw/messaging';
 import type { AnalyticsMetrics } from './analytics.metrics';
 import type { AnalyticsProjector } from './analytics.service';
 
@@ -31,72 +31,56 @@ export interface AnalyticsConsumerSettings {
  * model must not take checkout out of rotation; it shows on /metrics (consumer up, lag).
  */
 export class AnalyticsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer: Consumer | undefined;
+  private readonly consumer: BatchConsumer;
 
   constructor(
-    private readonly kafka: Kafka,
+    kafka: Kafka,
     private readonly runner: ConsumerRunner,
     private readonly projector: AnalyticsProjector,
-    private readonly settings: AnalyticsConsumerSettings,
-    private readonly logger: Logger,
+    s: AnalyticsConsumerSettings,
+    logger: Logger,
     private readonly metrics: AnalyticsMetrics,
-  ) {}
+  ) {
+    // Group commit (ADR 0051): a partition's fetched records are applied a chunk at a time, one
+    // transaction per chunk; their offsets are committed only after it committed (w: majority). A
+    // crash in between redelivers the chunk, and the markers make that a no-op. Fetch linger: the
+    // read model is eventual, so a fetch may wait for records to accumulate.
+    this.consumer = new BatchConsumer(
+      kafka,
+      {
+        name: 'analytics-consumer',
+        groupId: s.groupId,
+        topics: [s.topic],
+        fromBeginning: s.fromBeginning,
+        sessionTimeoutMs: s.sessionTimeoutMs,
+        heartbeatIntervalMs: s.heartbeatIntervalMs,
+        partitionsConcurrently: s.partitionsConcurrently,
+        batchMax: s.maxBatch,
+        fetch: { minBytes: s.fetchMinBytes, maxWaitMs: s.fetchMaxWaitMs },
+        onStatus: (status) => this.metrics.consumerUp.set(isReady(status) ? 1 : 0),
+      },
+      (records) => this.applyChunk(records),
+      undefined, // not part of readiness
+      logger,
+    );
+  }
+
+  private async applyChunk(records: readonly InboundRecord[]): Promise<void> {
+    this.metrics.batchRecords.observe(records.length);
+    await this.runner.runBatch(
+      'orders.orders.v1',
+      records,
+      (events) => this.projector.applyMany(events),
+      (e) => this.projector.apply(e),
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    const s = this.settings;
-    const consumer = this.kafka.consumer({
-      groupId: s.groupId,
-      allowAutoTopicCreation: false,
-      sessionTimeout: s.sessionTimeoutMs,
-      heartbeatInterval: s.heartbeatIntervalMs,
-      // Fetch linger (ADR 0051): the read model is eventual, so a fetch may wait for records to
-      // accumulate; each partition's records then share one transaction instead of one each.
-      minBytes: s.fetchMinBytes,
-      maxWaitTimeInMs: s.fetchMaxWaitMs,
-    });
-    this.consumer = consumer;
-    this.metrics.consumerUp.set(0);
-    consumer.on(consumer.events.GROUP_JOIN, () => this.metrics.consumerUp.set(1));
-    consumer.on(consumer.events.STOP, () => this.metrics.consumerUp.set(0));
-    consumer.on(consumer.events.CRASH, (e) => {
-      this.metrics.consumerUp.set(0);
-      this.logger.error(
-        { err: e.payload.error.message, restart: e.payload.restart, group: s.groupId },
-        'analytics consumer crashed',
-      );
-    });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [s.topic], fromBeginning: s.fromBeginning });
-    // Group commit (ADR 0051): a partition's fetched records are applied a chunk at a time, one
-    // transaction per chunk; their offsets are resolved and committed only after it committed
-    // (w: majority). A crash in between redelivers the chunk, and the markers make that a no-op.
-    await consumer.run({
-      partitionsConsumedConcurrently: s.partitionsConcurrently,
-      eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
-        for (let from = 0; from < batch.messages.length; from += s.maxBatch) {
-          if (!isRunning() || isStale()) return;
-          const chunk = batch.messages.slice(from, from + s.maxBatch);
-          this.metrics.batchRecords.observe(chunk.length);
-          await this.runner.runBatch(
-            'orders.orders.v1',
-            recordsOfBatch(batch, chunk, heartbeat),
-            (events) => this.projector.applyMany(events),
-            (e) => this.projector.apply(e),
-          );
-          for (const m of chunk) resolveOffset(m.offset);
-          await commitOffsetsIfNecessary();
-        }
-      },
-    });
-    this.logger.info(
-      { topic: s.topic, group: s.groupId, from_beginning: s.fromBeginning },
-      'analytics consumer started',
-    );
+    await this.consumer.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.runner.stop();
-    await this.consumer?.disconnect();
+    await this.consumer.stop();
   }
 }

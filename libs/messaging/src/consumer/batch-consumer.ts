@@ -16,6 +16,13 @@ export interface BatchConsumerOptions {
   readonly partitionsConcurrently: number;
   /** Records handed to the handler at once; a larger fetched batch is handled in chunks of this many. */
   readonly batchMax: number;
+  /**
+   * Fetch linger: the broker answers once this many bytes wait or after `maxWaitMs` (kafkajs
+   * defaults: 1 byte, 5 s) — a consumer whose effect may wait fills its batches this way.
+   */
+  readonly fetch?: { readonly minBytes: number; readonly maxWaitMs: number };
+  /** Called on every status change (a metric); besides, or instead of, the readiness check. */
+  readonly onStatus?: (status: ConsumerStatus) => void;
 }
 
 /**
@@ -30,7 +37,7 @@ export type ChunkHandler = (records: readonly InboundRecord[]) => Promise<void>;
  * time. A chunk's offsets are resolved and committed only after the handler resolved, so a crash in
  * between redelivers the chunk (the handler's steps must be idempotent). A chunk is not started
  * once the consumer stops or the group has rebalanced. Readiness (a health check named after the
- * consumer) follows the group: joined → ready; crash or stop → not ready.
+ * consumer, when a registry is given) follows the group: joined → ready; crash or stop → not ready.
  */
 export class BatchConsumer {
   private consumer: Consumer | undefined;
@@ -40,7 +47,8 @@ export class BatchConsumer {
     private readonly kafka: Kafka,
     private readonly options: BatchConsumerOptions,
     private readonly handle: ChunkHandler,
-    private readonly health: HealthRegistry,
+    /** Where readiness is registered; undefined for a consumer that must not take the service out of rotation. */
+    private readonly health: HealthRegistry | undefined,
     private readonly logger: Logger,
   ) {}
 
@@ -51,6 +59,7 @@ export class BatchConsumer {
   private signal(s: ConsumerSignal): void {
     const before = this.state;
     this.state = nextStatus(this.state, s);
+    this.options.onStatus?.(this.state);
     if (before !== this.state) this.logger.info({ consumer: this.options.name, from: before, to: this.state }, 'consumer status');
   }
 
@@ -61,8 +70,10 @@ export class BatchConsumer {
       allowAutoTopicCreation: false,
       sessionTimeout: o.sessionTimeoutMs,
       heartbeatInterval: o.heartbeatIntervalMs,
+      ...(o.fetch ? { minBytes: o.fetch.minBytes, maxWaitTimeInMs: o.fetch.maxWaitMs } : {}),
     });
     this.consumer = consumer;
+    o.onStatus?.(this.state);
     consumer.on(consumer.events.GROUP_JOIN, () => this.signal({ kind: 'joined' }));
     consumer.on(consumer.events.STOP, () => this.signal({ kind: 'stopped' }));
     consumer.on(consumer.events.CRASH, (e) => {
@@ -72,7 +83,7 @@ export class BatchConsumer {
       );
       this.signal({ kind: 'crashed', restart: e.payload.restart });
     });
-    this.health.register({
+    this.health?.register({
       name: o.name,
       check: async () => {
         if (!isReady(this.state)) throw new Error(`consumer ${this.state}`);
