@@ -40,7 +40,12 @@ export const ordersConfigSchema = baseConfigSchema
     STOCK_HOLD_SECONDS: env.int(900, 1, 86_400),
     /** Payment worker: poll period, concurrent calls, lease of a claimed step, retry backoff, call timeout. */
     PAYMENT_POLL_MS: env.int(250, 10, 60_000),
-    PAYMENT_CONCURRENCY: env.int(8, 1, 256),
+    /**
+     * PSP calls in flight per instance, sized by Little's law: a checkout makes 2 calls of 20–150 ms,
+     * so 100 checkouts/s keep ≤ 30 in flight; 64 leaves room for bursts. A slot is a waiting promise.
+     * Beyond it steps queue (4× this), then wait for the poller — which costs a claim write each.
+     */
+    PAYMENT_CONCURRENCY: env.int(64, 1, 256),
     PAYMENT_LEASE_MS: env.int(15_000, 100, 600_000),
     PAYMENT_RETRY_BASE_MS: env.int(200, 1, 60_000),
     PAYMENT_RETRY_MAX_MS: env.int(5000, 1, 600_000),
