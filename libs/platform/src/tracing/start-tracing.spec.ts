@@ -1,4 +1,5 @@
-import { kafkaJsInstrumentation } from './start-tracing';
+import { mongoStatementShape } from './mongo-statement';
+import { kafkaJsInstrumentation, mongoDbInstrumentation } from './start-tracing';
 
 type Config = { eachBatch?: () => Promise<void>; eachMessage?: () => Promise<void> };
 /** The instrumentation's own patch of kafkajs `consumer.run`, applied to a run that records what kafkajs would be given. */
@@ -23,5 +24,11 @@ describe('kafkajs instrumentation', () => {
     expect(given[0]?.eachBatch).toBe(eachBatch);
     expect(given[1]?.eachMessage).toEqual(expect.any(Function));
     expect(given[1]?.eachMessage).not.toBe(eachMessage);
+  });
+});
+
+describe('MongoDB instrumentation', () => {
+  it('writes the statement with the shape serializer, not the one that walks every value', () => {
+    expect(mongoDbInstrumentation().getConfig()).toMatchObject({ requireParentSpan: true, dbStatementSerializer: mongoStatementShape });
   });
 });

@@ -16,6 +16,7 @@ import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrum
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { KafkaJsInstrumentation } from '@opentelemetry/instrumentation-kafkajs';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
+import { mongoStatementShape } from './mongo-statement';
 import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -69,6 +70,11 @@ export function samplerOf(config: Pick<TracingConfig, 'OTEL_TRACES_EXPORTER' | '
  * the `poll` span around it, a batch message that carries no trace context starts a trace of its
  * own (at the sampling ratio), as any consumed message does. Producer and `eachMessage` spans stay.
  */
+/** MongoDB spans only under a parent (a request, a message), their statement the command's shape (mongo-statement.ts). */
+export function mongoDbInstrumentation(): MongoDBInstrumentation {
+  return new MongoDBInstrumentation({ requireParentSpan: true, dbStatementSerializer: mongoStatementShape });
+}
+
 export function kafkaJsInstrumentation(): KafkaJsInstrumentation {
   const instrumentation = new KafkaJsInstrumentation();
   // The instrumentation asks itself for the wrapper when `consumer.run` is given an eachBatch.
@@ -120,7 +126,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       new NestInstrumentation(),
       kafkaJsInstrumentation(),
-      new MongoDBInstrumentation({ requireParentSpan: true }),
+      mongoDbInstrumentation(),
       new CassandraDriverInstrumentation(),
     ],
   });
