@@ -61,17 +61,14 @@ export class CheckoutService {
     within: <R>(j: number, fn: () => R) => R = (_, fn) => fn(),
   ): Promise<void> {
     const now = new Date();
-    const orders = checkouts.map(({ payload, trace }) => orderFromCheckout(payload, this.zones, now, this.timeouts, trace.correlation_id));
-    const invalid = orders.findIndex((d) => !d.ok);
-    if (invalid >= 0) throw new CheckoutBatchRefused(invalid);
-    const items = orders.map((d, j) =>
-      within(j, () => {
-        const o = (d as Extract<typeof d, { ok: true }>).order;
-        return { order: o, messages: this.firstMessages(o, checkouts[j]!.trace, now), traceparent: traceparentOf() };
-      }),
-    );
+    const items: { order: Order; messages: OutgoingMessage[]; traceparent: string | undefined }[] = [];
+    for (const [j, { payload, trace }] of checkouts.entries()) {
+      const d = orderFromCheckout(payload, this.zones, now, this.timeouts, trace.correlation_id);
+      if (!d.ok) throw new CheckoutBatchRefused(j);
+      items.push(within(j, () => ({ order: d.order, messages: this.firstMessages(d.order, trace, now), traceparent: traceparentOf() })));
+    }
     const inserted = await this.repo.insertManyWithMessages(items);
-    for (const [j, { order }] of items.entries()) within(j, () => this.afterInsert(order, inserted[j]!));
+    for (const [j, { order }] of items.entries()) within(j, () => this.afterInsert(order, inserted[j] === true));
   }
 
   /** OrderCreated and ReserveStock, stored with the order (one write). */

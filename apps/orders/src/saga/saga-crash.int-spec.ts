@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { kafkaSaslEnv, PausingChild, testEnv, waitFor } from '@mw/testing';
+import { kafkaSaslEnv, PausingChild, testEnv } from '@mw/testing';
 import { OrderDoc, ORDERS_COLLECTION } from '../orders/orders.repository';
 import { OrdersHarness } from '../test/harness';
 
@@ -62,7 +62,7 @@ describe('saga batch killed between its bulkWrite and the offset commit', () => 
     expect(moved).toBeGreaterThanOrEqual(2);
     await child.kill();
     // its offsets were never committed
-    const committed = await h.kafka.admin();
+    const committed = h.kafka.admin();
     await committed.connect();
     const [offsets] = await committed.fetchOffsets({ groupId: c.KAFKA_GROUP_ID, topics: [c.INVENTORY_EVENTS_TOPIC] });
     await committed.disconnect();

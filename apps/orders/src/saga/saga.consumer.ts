@@ -54,8 +54,10 @@ export class SagaConsumer implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** One chunk of one partition (one topic). */
   async handleBatch(records: readonly InboundRecord[]): Promise<void> {
-    if (records.length === 1) return this.handleOne(records[0]!);
-    const topic = records[0]?.topic;
+    const [first] = records;
+    if (!first) return;
+    if (records.length === 1) return this.handleOne(first);
+    const topic = first.topic;
     if (topic === this.topics.checkout) {
       await this.runner.runBatch(
         'carts.checkout.v1',
@@ -78,7 +80,8 @@ export class SagaConsumer implements OnApplicationBootstrap, OnApplicationShutdo
             return m ? [{ index, orderId: m.orderId, input: m.input, causation: e.id }] : [];
           });
           if (followed.length === 0) return;
-          await this.saga.applyMany(followed, (j, fn) => ctx.within(followed[j]!.index, fn));
+          const indexOf = followed.map((f) => f.index);
+          await this.saga.applyMany(followed, (j, fn) => ctx.within(indexOf[j] ?? j, fn));
         },
         (e) => this.onReply(e),
       );

@@ -149,8 +149,10 @@ export class SagaService {
     const now = this.clock();
     const planned: { j: number; t: Planned }[] = [];
     let claims = 0; // steps this batch claims: the worker's room is counted past them
-    for (const j of firstOf.values()) {
-      const { orderId, input, causation } = items[j]!;
+    for (const [orderId, j] of firstOf) {
+      const it = items[j];
+      if (!it) continue;
+      const { input, causation } = it;
       const order = orders.get(orderId);
       if (!order) {
         alone.add(j); // the single path says it is unknown (or finds it, inserted meanwhile)
@@ -179,8 +181,8 @@ export class SagaService {
       outcomes[j] = 'applied';
     }
     for (const j of [...alone].sort((a, b) => a - b)) {
-      const { orderId, input, causation } = items[j]!;
-      outcomes[j] = await within(j, () => this.apply(orderId, input, causation));
+      const it = items[j];
+      if (it) outcomes[j] = await within(j, () => this.apply(it.orderId, it.input, it.causation));
     }
     return outcomes;
   }
