@@ -1,4 +1,4 @@
-import { DEMO_TREE, demoProducts, leavesOf } from './demo-data';
+import { DEMO_TREE, demoProducts, FAMILIES, leavesOf } from './demo-data';
 
 describe('demo data', () => {
   const products = demoProducts(2400);
@@ -21,5 +21,23 @@ describe('demo data', () => {
     const depth = (c: (typeof DEMO_TREE)[number]): number =>
       1 + Math.max(0, ...(c.children ?? []).map(depth));
     expect(Math.max(...DEMO_TREE.map(depth))).toBe(3);
+  });
+
+  it('gives every brand its own models: a name is its brand and one of that brand’s models', () => {
+    expect(leavesOf(DEMO_TREE).filter((leaf) => !FAMILIES[leaf])).toEqual([]);
+    for (const p of products) {
+      const brand = p.attributes['brand'] ?? '';
+      const models = FAMILIES[p.leaf]?.lines[brand] ?? [];
+      expect(models.some((m) => p.name.startsWith(`${brand} ${m}`))).toBe(true);
+    }
+  });
+
+  it('a brand search finds that brand only, as a shopper expects', () => {
+    const apple = products.filter((p) => p.attributes['brand'] === 'Apple');
+    expect(apple.length).toBeGreaterThan(50);
+    expect(apple.every((p) => p.name.startsWith('Apple '))).toBe(true);
+    expect(
+      products.filter((p) => p.name.includes('Pixel')).every((p) => p.attributes['brand'] === 'Google'),
+    ).toBe(true);
   });
 });

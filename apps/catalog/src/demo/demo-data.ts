@@ -118,45 +118,82 @@ export const DEMO_TREE: readonly DemoCategory[] = [
   },
 ];
 
+/**
+ * The products of one leaf category: each brand with its own models (a shopper searching
+ * `brand:Apple` finds only Apple's), a price range and the attributes a card lists.
+ */
 interface Family {
-  readonly brands: readonly string[];
-  readonly models: readonly string[];
+  readonly lines: Readonly<Record<string, readonly string[]>>;
   readonly price: readonly [number, number];
   readonly attrs: (r: () => number) => Record<string, string>;
 }
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const colors = ['черный', 'белый', 'серебристый', 'синий', 'зеленый', 'красный'];
+const basic = (r: () => number): Record<string, string> => ({
+  color: pick(r, colors),
+  warranty_months: pick(r, ['12', '24']),
+});
+const phone = (os: string, storage: readonly string[]) => (r: () => number) => ({
+  color: pick(r, colors),
+  ram_gb: pick(r, ['4', '6', '8', '12']),
+  storage_gb: pick(r, storage),
+  os,
+});
+const laptop = (r: () => number): Record<string, string> => ({
+  ram_gb: pick(r, ['16', '32']),
+  storage_gb: pick(r, ['512', '1024']),
+  color: pick(r, ['черный', 'серый']),
+});
 
-const GENERIC: Family = {
-  brands: ['Xiaomi', 'Huawei', 'Samsung', 'Lenovo', 'ASUS', 'Canon', 'GoPro', 'Nokia', 'Baseus', 'Anker'],
-  models: ['Pro', 'Lite', 'Max', 'Plus', 'Air', 'S', 'X'],
-  price: [990, 149990],
-  attrs: (r) => ({ color: pick(r, colors), warranty_months: pick(r, ['12', '24']) }),
-};
-
-/** Product families by leaf slug; leaves not listed use `generic`. Prices in roubles. */
-const FAMILIES: Record<string, Family> = {
+/** Product families by leaf slug, every leaf of DEMO_TREE (a spec checks it). Prices in roubles. */
+export const FAMILIES: Readonly<Record<string, Family>> = {
   android: {
-    brands: ['Samsung', 'Xiaomi', 'Realme', 'Honor', 'Google'],
-    models: ['Galaxy A55', 'Redmi Note 13', 'GT 6', 'Magic 6', 'Pixel 8'],
+    lines: {
+      Samsung: ['Galaxy A55', 'Galaxy S24', 'Galaxy Z Flip6'],
+      Xiaomi: ['Redmi Note 13', 'Xiaomi 14', 'POCO X6 Pro'],
+      Realme: ['GT 6', '12 Pro+', 'C67'],
+      Honor: ['Magic 6 Pro', 'X9b', '200'],
+      Google: ['Pixel 8', 'Pixel 8a', 'Pixel 9 Pro'],
+    },
     price: [9990, 119990],
-    attrs: (r) => ({
-      color: pick(r, colors),
-      ram_gb: pick(r, ['4', '6', '8', '12']),
-      storage_gb: pick(r, ['64', '128', '256', '512']),
-      os: 'Android',
-    }),
+    attrs: phone('Android', ['64', '128', '256', '512']),
   },
   iphone: {
-    brands: ['Apple'],
-    models: ['iPhone 13', 'iPhone 14', 'iPhone 15', 'iPhone 15 Pro', 'iPhone 16'],
+    lines: { Apple: ['iPhone 13', 'iPhone 14', 'iPhone 15', 'iPhone 15 Pro', 'iPhone 16'] },
     price: [49990, 179990],
-    attrs: (r) => ({ color: pick(r, colors), storage_gb: pick(r, ['128', '256', '512', '1024']), os: 'iOS' }),
+    attrs: phone('iOS', ['128', '256', '512', '1024']),
+  },
+  'dlya-pozhilyh': {
+    lines: { Nokia: ['105', '3310', '2660 Flip'], teXet: ['TM-B228', 'TM-B419'], Philips: ['Xenium E2317'] },
+    price: [1490, 6990],
+    attrs: basic,
+  },
+  chehly: {
+    lines: {
+      Spigen: ['Ultra Hybrid', 'Liquid Air'],
+      Apple: ['Silicone Case MagSafe'],
+      Samsung: ['Smart View Wallet'],
+    },
+    price: [590, 5990],
+    attrs: basic,
+  },
+  'zaryadnye-ustroystva': {
+    lines: {
+      Anker: ['Nano 20W', 'PowerCore 10000'],
+      Baseus: ['GaN5 65W', 'Blade 100W'],
+      Ugreen: ['Nexode 35W'],
+    },
+    price: [990, 7990],
+    attrs: basic,
   },
   naushniki: {
-    brands: ['Sony', 'JBL', 'Apple', 'Sennheiser'],
-    models: ['WH-1000XM5', 'Tune 520BT', 'AirPods Pro 2', 'Momentum 4'],
+    lines: {
+      Sony: ['WH-1000XM5', 'WF-1000XM5'],
+      JBL: ['Tune 520BT', 'Live 770NC'],
+      Apple: ['AirPods Pro 2', 'AirPods 4'],
+      Sennheiser: ['Momentum 4', 'Accentum'],
+    },
     price: [1990, 39990],
     attrs: (r) => ({
       color: pick(r, colors),
@@ -164,9 +201,103 @@ const FAMILIES: Record<string, Family> = {
       wireless: pick(r, ['да', 'нет']),
     }),
   },
+  kolonki: {
+    lines: {
+      JBL: ['Flip 6', 'Charge 5', 'Go 4'],
+      Marshall: ['Emberton III', 'Willen II'],
+      Yandex: ['Станция Мини 3', 'Станция Лайт 2'],
+    },
+    price: [2990, 24990],
+    attrs: basic,
+  },
+  'umnye-chasy': {
+    lines: {
+      Apple: ['Watch SE', 'Watch Series 10'],
+      Samsung: ['Galaxy Watch7', 'Galaxy Watch Ultra'],
+      Huawei: ['Watch GT 5', 'Watch Fit 3'],
+    },
+    price: [8990, 89990],
+    attrs: basic,
+  },
+  'fitnes-braslety': {
+    lines: {
+      Xiaomi: ['Smart Band 9', 'Smart Band 8 Active'],
+      Huawei: ['Band 9', 'Band 8'],
+      Garmin: ['vivosmart 5'],
+    },
+    price: [1990, 14990],
+    attrs: basic,
+  },
+  fotoapparaty: {
+    lines: {
+      Canon: ['EOS R50', 'EOS R8'],
+      Sony: ['Alpha 6400', 'ZV-E10 II'],
+      Fujifilm: ['X-T30 II', 'X-S20'],
+    },
+    price: [59990, 249990],
+    attrs: basic,
+  },
+  'ekshn-kamery': {
+    lines: {
+      GoPro: ['HERO12 Black', 'HERO13 Black'],
+      DJI: ['Osmo Action 4', 'Osmo Action 5 Pro'],
+      Insta360: ['X4', 'Ace Pro 2'],
+    },
+    price: [19990, 64990],
+    attrs: basic,
+  },
+  'planshety-android': {
+    lines: {
+      Samsung: ['Galaxy Tab S9 FE', 'Galaxy Tab A9+'],
+      Xiaomi: ['Pad 6', 'Redmi Pad SE'],
+      Lenovo: ['Tab P12', 'Tab M11'],
+    },
+    price: [14990, 79990],
+    attrs: phone('Android', ['64', '128', '256']),
+  },
+  ipad: {
+    lines: { Apple: ['iPad 10.9', 'iPad Air 11 M2', 'iPad Pro 11 M4', 'iPad mini 7'] },
+    price: [39990, 199990],
+    attrs: phone('iPadOS', ['64', '128', '256', '512']),
+  },
+  'igrovye-15': {
+    lines: {
+      ASUS: ['TUF Gaming F15', 'ROG Strix G15'],
+      Lenovo: ['Legion 5 15', 'LOQ 15'],
+      MSI: ['Katana 15', 'Cyborg 15'],
+    },
+    price: [79990, 219990],
+    attrs: laptop,
+  },
+  'igrovye-17': {
+    lines: {
+      ASUS: ['ROG Strix G17', 'TUF Gaming A17'],
+      MSI: ['Raider GE78', 'Pulse 17'],
+      Acer: ['Nitro 17', 'Predator Helios 18'],
+    },
+    price: [99990, 299990],
+    attrs: laptop,
+  },
+  macbook: {
+    lines: { Apple: ['MacBook Air 13 M2', 'MacBook Air 15 M3', 'MacBook Pro 14 M3'] },
+    price: [99990, 349990],
+    attrs: (r) => ({
+      ram_gb: pick(r, ['8', '16', '24']),
+      storage_gb: pick(r, ['256', '512', '1024']),
+      color: pick(r, ['серебристый', 'серый космос', 'полночь']),
+    }),
+  },
+  'ultrabuki-windows': {
+    lines: {
+      ASUS: ['Zenbook 14 OLED', 'Vivobook S15'],
+      Lenovo: ['Yoga Slim 7', 'ThinkPad X1 Carbon'],
+      HP: ['Pavilion Aero 13', 'Spectre x360'],
+    },
+    price: [59990, 229990],
+    attrs: laptop,
+  },
   oled: {
-    brands: ['LG', 'Sony', 'Samsung'],
-    models: ['OLED C3', 'Bravia A80L', 'S90C'],
+    lines: { LG: ['OLED C3', 'OLED B4'], Sony: ['Bravia A80L', 'Bravia 8'], Samsung: ['S90C', 'S95D'] },
     price: [89990, 399990],
     attrs: (r) => ({
       diagonal_in: pick(r, ['48', '55', '65', '77']),
@@ -175,29 +306,26 @@ const FAMILIES: Record<string, Family> = {
     }),
   },
   qled: {
-    brands: ['Samsung', 'TCL', 'Hisense'],
-    models: ['Q60C', 'C745', 'U7K'],
+    lines: { Samsung: ['Q60C', 'Q80C'], TCL: ['C745', 'C645'], Hisense: ['U7K', 'E7K'] },
     price: [39990, 199990],
     attrs: (r) => ({ diagonal_in: pick(r, ['43', '50', '55', '65', '75']), resolution: '4K' }),
   },
   led: {
-    brands: ['Xiaomi', 'Haier', 'Yandex'],
-    models: ['TV A2', 'S1', 'ТВ Станция'],
+    lines: {
+      Xiaomi: ['TV A2', 'TV A Pro'],
+      Haier: ['S1', 'Smart TV DX'],
+      Yandex: ['ТВ Станция', 'ТВ Станция Бейсик'],
+    },
     price: [14990, 69990],
     attrs: (r) => ({
       diagonal_in: pick(r, ['32', '43', '50', '55']),
       resolution: pick(r, ['HD', 'Full HD', '4K']),
     }),
   },
-  macbook: {
-    brands: ['Apple'],
-    models: ['MacBook Air 13 M2', 'MacBook Air 15 M3', 'MacBook Pro 14 M3'],
-    price: [99990, 349990],
-    attrs: (r) => ({
-      ram_gb: pick(r, ['8', '16', '24']),
-      storage_gb: pick(r, ['256', '512', '1024']),
-      color: pick(r, ['серебристый', 'серый космос', 'полночь']),
-    }),
+  kronshteyny: {
+    lines: { Kromax: ['Techno-1', 'Atlantis-45'], Holder: ['LCD-T4609', 'LEDS-7011'], ONKRON: ['M4', 'UT4'] },
+    price: [990, 9990],
+    attrs: basic,
   },
 };
 
@@ -236,6 +364,12 @@ export function leavesOf(tree: readonly DemoCategory[], under?: string): string[
   return out;
 }
 
+function familyOf(leaf: string): Family {
+  const f = FAMILIES[leaf];
+  if (!f) throw new Error(`no demo product family for the leaf category ${leaf}`);
+  return f;
+}
+
 /** `count` products; half of them under Электроника (the hot category). Ids are stable: re-runs insert nothing. */
 export function demoProducts(count: number, now = new Date('2026-11-01T00:00:00Z')): DemoProduct[] {
   const r = rng(20261121);
@@ -243,16 +377,18 @@ export function demoProducts(count: number, now = new Date('2026-11-01T00:00:00Z
   const all = leavesOf(DEMO_TREE);
   return Array.from({ length: count }, (_, i) => {
     const leaf = r() < 0.5 ? pick(r, hot) : pick(r, all);
-    const f = FAMILIES[leaf] ?? GENERIC;
+    const f = familyOf(leaf);
     const roubles = Math.round((f.price[0] + r() * (f.price[1] - f.price[0])) / 10) * 10 - 10 + 9.9;
     const price = Math.round(roubles * 100);
     const discounted = r() < 0.3;
     const list = discounted ? Math.round(price * (1.05 + r() * 0.3)) : 0;
-    const attributes = f.attrs(r);
+    const brand = pick(r, Object.keys(f.lines));
+    const model = pick(r, f.lines[brand] ?? []);
+    const attributes: Record<string, string> = { brand, ...f.attrs(r) };
     return {
       id: `5eed${i.toString(16).padStart(20, '0')}`,
       leaf,
-      name: `${pick(r, f.brands)} ${pick(r, f.models)} ${attributes['storage_gb'] ? `${attributes['storage_gb']} ГБ ` : ''}${attributes['color'] ?? ''}`.trim(),
+      name: `${brand} ${model} ${attributes['storage_gb'] ? `${attributes['storage_gb']} ГБ ` : ''}${attributes['color'] ?? ''}`.trim(),
       price,
       attributes,
       ...(discounted ? { pricing: { list, retail: price } } : {}),
