@@ -78,7 +78,14 @@ export interface InfraConfig {
   readonly zipkinHeap: string;
 }
 
-const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus', 'zipkin'];
+const ALL_SERVERS: readonly ServerName[] = [
+  'kafka',
+  'cassandra',
+  'mongodb',
+  'keycloak',
+  'prometheus',
+  'zipkin',
+];
 
 /** `INFRA_EXTERNAL=cassandra,mongodb,...`: a bad name is an error naming the variable. */
 export function parseExternalServers(env: NodeJS.ProcessEnv): ServerName[] {
@@ -159,7 +166,7 @@ function parseCommitlogSync(env: NodeJS.ProcessEnv): CommitlogSync {
   return raw;
 }
 
-function parseHeap(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+export function parseHeap(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
   const raw = env[variable]?.trim();
   if (!raw) return fallback;
   if (!/^\d+[kKmMgG]$/.test(raw)) {
@@ -182,7 +189,7 @@ export function parsePrometheusInterval(env: NodeJS.ProcessEnv, variable: string
   return raw;
 }
 
-function parseTimeout(env: NodeJS.ProcessEnv, variable: string, fallbackMs: number): number {
+export function parseTimeout(env: NodeJS.ProcessEnv, variable: string, fallbackMs: number): number {
   const raw = env[variable]?.trim();
   if (!raw) return fallbackMs;
   const seconds = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;

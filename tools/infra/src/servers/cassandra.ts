@@ -47,6 +47,12 @@ export interface CassandraYamlOptions {
   readonly clusterName?: string;
   /** Default `batch`; `group` syncs every 15 ms (ADR 0002 "Commit log"). Both acknowledge after the fsync. */
   readonly commitlogSync?: CommitlogSync;
+  /** `host:storagePort` of the seeds; default this node alone. */
+  readonly seeds?: readonly string[];
+  /** Hinted handoff (default off: one node has no replica to hint for). */
+  readonly hintedHandoff?: boolean;
+  /** false: join the ring with its initial token without streaming (a fresh cluster whose nodes start together). */
+  readonly autoBootstrap?: boolean;
 }
 
 const q = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -70,13 +76,14 @@ storage_compatibility_mode: NONE
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
-      - seeds: ${q(`${o.host}:${o.storagePort}`)}
+      - seeds: ${q((o.seeds ?? [`${o.host}:${o.storagePort}`]).join(','))}
 listen_address: ${o.host}
 rpc_address: ${o.host}
 storage_port: ${o.storagePort}
 ssl_storage_port: ${o.sslStoragePort}
 native_transport_port: ${o.nativePort}
 start_native_transport: true
+auto_bootstrap: ${o.autoBootstrap ?? true}
 
 data_file_directories:
   - ${q(join(d, 'data'))}
@@ -100,7 +107,7 @@ commitlog_total_space: 1024MiB
 
 # development / test node: no snapshots on DROP/TRUNCATE, no hints, small thread pools
 auto_snapshot: false
-hinted_handoff_enabled: false
+hinted_handoff_enabled: ${o.hintedHandoff ?? false}
 concurrent_reads: 8
 concurrent_writes: 8
 concurrent_counter_writes: 8
@@ -238,7 +245,11 @@ export function cassandraJvmArgs(o: CassandraJvmOptions): string[] {
   ];
 }
 
-async function releaseVersion(contactPoint: string, datacenter: string, timeoutMs: number): Promise<string> {
+export async function releaseVersion(
+  contactPoint: string,
+  datacenter: string,
+  timeoutMs: number,
+): Promise<string> {
   const client = new Client({
     contactPoints: [contactPoint],
     localDataCenter: datacenter,

@@ -8,7 +8,14 @@
  * each service's from its own secret (KAFKA_USERNAME / KAFKA_PASSWORD).
  */
 import type { Admin, Kafka, SASLOptions } from 'kafkajs';
-import { type AclEntry, type KafkaPrincipal, kafkaAclTable, kafkaPrincipals, topicNames } from '@mw/contracts';
+import type { TopicPolicy } from '@mw/messaging';
+import {
+  type AclEntry,
+  type KafkaPrincipal,
+  kafkaAclTable,
+  kafkaPrincipals,
+  topicNames,
+} from '@mw/contracts';
 
 export const KAFKA_SASL_MECHANISM = 'scram-sha-512';
 /** The principal tools/infra administers the cluster as (super user). */
@@ -145,10 +152,13 @@ async function currentAcls(admin: Admin): Promise<WireAcl[]> {
  * exactly the table's: missing bindings created, bindings the table no longer has deleted.
  * Idempotent; returns how many bindings changed.
  */
-export async function provisionKafka(kafka: Kafka): Promise<{ added: number; removed: number }> {
+export async function provisionKafka(
+  kafka: Kafka,
+  policy: TopicPolicy = { replicationFactor: 1, minInsyncReplicas: 1 },
+): Promise<{ added: number; removed: number }> {
   // loaded here only: the CLI's other commands never pay for the messaging library
   const { ensureTopics } = await import('@mw/messaging');
-  await ensureTopics(kafka, topicNames, 3);
+  await ensureTopics(kafka, topicNames, 3, policy);
   const admin = kafka.admin();
   await admin.connect();
   try {

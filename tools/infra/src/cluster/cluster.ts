@@ -1,0 +1,337 @@
+/**
+ * `npm run cluster -- up|down|status|env|cut <host>|heal <host>`: the cluster topology (ADR 0061).
+ * Processes are managed like the single node's (pid files under .infra/cluster/<host>, process
+ * groups, SIGTERM then SIGKILL), each started with `ip netns exec` in its own namespace.
+ */
+import { Client } from 'cassandra-driver';
+import { Kafka, logLevel } from 'kafkajs';
+import { MongoServerError } from 'mongodb';
+import { InfraError, errorMessage } from '../errors';
+import {
+  readPidState,
+  retryUntil,
+  serverPaths,
+  sleep,
+  spawnDetached,
+  stopProcess,
+  isPortOpen,
+  tailFile,
+} from '../process';
+import { describeCluster, warmGroupCoordinator } from '../servers/kafka';
+import {
+  KAFKA_ADMIN_PRINCIPAL,
+  kafkaCredentialEnv,
+  kafkaSasl,
+  provisionKafka,
+} from '../servers/kafka-security';
+import {
+  ELECTION_TIMEOUT_MS,
+  MONGOD_REPLICA_SET,
+  unhealthyReason,
+  withMember,
+  type MemberState,
+} from '../servers/mongodb';
+import type { InfraContext, LaunchSpec } from '../types';
+import type { ClusterConfig } from './config';
+import { createNetwork, linkIsUp, listOwnNamespaces, namespacePids, removeNetwork, setLink } from './netns';
+import {
+  CLUSTER_CASSANDRA_RF,
+  CLUSTER_TOPIC_POLICY,
+  installJvmNodes,
+  kafkaBrokers,
+  prepareCassandraNode,
+  prepareKafkaNode,
+  prepareMongoNode,
+} from './nodes';
+import { CLUSTER_PORTS, clientPort, clusterHosts, findHost, hostsOf, type ClusterHost } from './topology';
+
+export type ClusterLog = (who: string, message: string) => void;
+
+const contactPoints = (hosts: readonly ClusterHost[]): string[] =>
+  hostsOf('cassandra', hosts).map((h) => `${h.address}:${CLUSTER_PORTS.cassandra}`);
+
+export const mongoClusterUrl = (hosts: readonly ClusterHost[]): string =>
+  `mongodb://${hostsOf('mongodb', hosts)
+    .map((h) => `${h.address}:${CLUSTER_PORTS.mongodb}`)
+    .join(',')}/?replicaSet=${MONGOD_REPLICA_SET}`;
+
+const directMongo = (host: ClusterHost): string =>
+  `mongodb://${host.address}:${CLUSTER_PORTS.mongodb}/?directConnection=true`;
+
+/** What services, tests and the chaos suite need to use the cluster (`npm run -s cluster -- env`). */
+export function clusterEnv(
+  cfg: ClusterConfig,
+  hosts: readonly ClusterHost[] = clusterHosts(),
+): Record<string, string> {
+  return {
+    KAFKA_BROKERS: kafkaBrokers(hosts).join(','),
+    KAFKA_REPLICATION_FACTOR: String(CLUSTER_TOPIC_POLICY.replicationFactor),
+    KAFKA_MIN_INSYNC_REPLICAS: String(CLUSTER_TOPIC_POLICY.minInsyncReplicas),
+    ...kafkaCredentialEnv(),
+    CASSANDRA_CONTACT_POINTS: contactPoints(hosts).join(','),
+    CASSANDRA_LOCAL_DATACENTER: cfg.infra.cassandraDatacenter,
+    CASSANDRA_REPLICATION_FACTOR: String(CLUSTER_CASSANDRA_RF),
+    MONGO_URL: mongoClusterUrl(hosts),
+  };
+}
+
+function ctxFor(cfg: ClusterConfig, who: string, log: ClusterLog): InfraContext {
+  return { root: cfg.infra.root, infraDir: cfg.dir, log: (m) => log(who, m) };
+}
+
+async function launch(
+  cfg: ClusterConfig,
+  host: ClusterHost,
+  spec: () => Promise<LaunchSpec>,
+  log: ClusterLog,
+): Promise<void> {
+  const paths = serverPaths(cfg.dir, host.name);
+  const state = readPidState(paths, cfg.dir);
+  if (state.kind === 'alive') {
+    log(host.name, `already running (pid ${state.pid})`);
+    return;
+  }
+  const pid = await spawnDetached(await spec(), paths);
+  log(host.name, `started pid ${pid} in namespace ${host.namespace} (${host.address})`);
+}
+
+async function kafkaReady(cfg: ClusterConfig, hosts: readonly ClusterHost[], log: ClusterLog): Promise<void> {
+  const brokers = kafkaBrokers(hosts);
+  await retryUntil(
+    async () => {
+      const { brokers: registered } = await describeCluster(brokers, 5000);
+      if (registered < brokers.length)
+        throw new Error(`${registered} of ${brokers.length} brokers registered`);
+    },
+    cfg.startTimeoutMs,
+    {
+      intervalMs: 2000,
+      onWait: (ms, err) =>
+        log('kafka', `waiting for 3 brokers (${Math.round(ms / 1000)}s: ${errorMessage(err)})`),
+    },
+  );
+  await retryUntil(() => warmGroupCoordinator(brokers), 120_000, { intervalMs: 1000 });
+  const kafka = new Kafka({
+    clientId: 'infra-cluster',
+    brokers,
+    sasl: kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 8, initialRetryTime: 300 },
+  });
+  const { added, removed } = await provisionKafka(kafka, CLUSTER_TOPIC_POLICY);
+  log(
+    'kafka',
+    `3 brokers; registry topics RF ${CLUSTER_TOPIC_POLICY.replicationFactor}, min ISR ${CLUSTER_TOPIC_POLICY.minInsyncReplicas}; ACLs ${added} added, ${removed} removed`,
+  );
+}
+
+/** A driver connected through every node sees the other two up. */
+export async function cassandraRing(
+  cfg: ClusterConfig,
+  hosts: readonly ClusterHost[],
+  timeoutMs = 5000,
+): Promise<{ up: number; of: number }> {
+  const client = new Client({
+    contactPoints: contactPoints(hosts),
+    localDataCenter: cfg.infra.cassandraDatacenter,
+    socketOptions: { connectTimeout: timeoutMs, readTimeout: timeoutMs },
+  });
+  try {
+    await client.connect();
+    const all = client.hosts.values();
+    return { up: all.filter((h) => h.isUp()).length, of: all.length };
+  } finally {
+    await client.shutdown().catch(() => undefined);
+  }
+}
+
+async function cassandraReady(
+  cfg: ClusterConfig,
+  hosts: readonly ClusterHost[],
+  log: ClusterLog,
+): Promise<void> {
+  const expected = hostsOf('cassandra', hosts).length;
+  await retryUntil(
+    async () => {
+      for (const h of hostsOf('cassandra', hosts)) {
+        if (!(await isPortOpen(CLUSTER_PORTS.cassandra, h.address, 1000)))
+          throw new Error(`${h.name} has no CQL yet`);
+      }
+      const ring = await cassandraRing(cfg, hosts);
+      if (ring.up < expected || ring.of < expected)
+        throw new Error(`${ring.up} of ${expected} nodes up in the ring`);
+    },
+    cfg.startTimeoutMs,
+    {
+      intervalMs: 3000,
+      onWait: (ms, err) =>
+        log('cassandra', `waiting for the ring (${Math.round(ms / 1000)}s: ${errorMessage(err)})`),
+    },
+  );
+  log('cassandra', `${expected} nodes up in one ring`);
+}
+
+async function mongoStatus(host: ClusterHost): Promise<MemberState[] | undefined> {
+  return withMember(directMongo(host), 2_000, async (client) => {
+    try {
+      const status = await client.db('admin').command({ replSetGetStatus: 1 });
+      return status['members'] as MemberState[];
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === 94) return undefined; // NotYetInitialized
+      throw err;
+    }
+  });
+}
+
+async function mongoReady(cfg: ClusterConfig, hosts: readonly ClusterHost[], log: ClusterLog): Promise<void> {
+  const members = hostsOf('mongodb', hosts);
+  const first = members[0];
+  if (!first) throw new InfraError('the topology has no mongod member');
+  await retryUntil(
+    () =>
+      Promise.all(
+        members.map((h) => withMember(directMongo(h), 1_000, (c) => c.db('admin').command({ hello: 1 }))),
+      ),
+    cfg.startTimeoutMs,
+    {
+      intervalMs: 1000,
+      onWait: (ms) => log('mongodb', `waiting for ${members.length} members (${Math.round(ms / 1000)}s)`),
+    },
+  );
+  if (!(await mongoStatus(first))) {
+    log(
+      'mongodb',
+      `initiating replica set ${MONGOD_REPLICA_SET} (${members.map((h) => h.address).join(', ')})`,
+    );
+    await withMember(directMongo(first), 10_000, (c) =>
+      c.db('admin').command({
+        replSetInitiate: {
+          _id: MONGOD_REPLICA_SET,
+          members: members.map((h) => ({ _id: h.index - 1, host: `${h.address}:${CLUSTER_PORTS.mongodb}` })),
+          settings: { electionTimeoutMillis: ELECTION_TIMEOUT_MS },
+        },
+      }),
+    );
+  }
+  await retryUntil(
+    async () => {
+      const reason = unhealthyReason((await mongoStatus(first)) ?? [], members.length);
+      if (reason) throw new Error(reason);
+    },
+    cfg.startTimeoutMs,
+    {
+      intervalMs: 1000,
+      onWait: (ms, err) =>
+        log('mongodb', `waiting for a primary (${Math.round(ms / 1000)}s: ${errorMessage(err)})`),
+    },
+  );
+  log('mongodb', `replica set ${MONGOD_REPLICA_SET}: a primary and ${members.length - 1} secondaries`);
+}
+
+export interface ClusterUpResult {
+  readonly seconds: number;
+  readonly env: Record<string, string>;
+}
+
+/** Network, then all nine servers at once, then each role's readiness. Idempotent: what runs is kept. */
+export async function upCluster(cfg: ClusterConfig, log: ClusterLog): Promise<ClusterUpResult> {
+  const started = Date.now();
+  const hosts = clusterHosts();
+  createNetwork(hosts);
+  log('network', `bridge and ${hosts.length} namespaces ready`);
+  await installJvmNodes(cfg, ctxFor(cfg, 'install', log));
+  for (const host of hosts) {
+    const ctx = ctxFor(cfg, host.name, log);
+    const spec =
+      host.role === 'kafka'
+        ? () => prepareKafkaNode(cfg, ctx, host, hosts)
+        : host.role === 'cassandra'
+          ? () => Promise.resolve(prepareCassandraNode(cfg, host, hosts))
+          : () => prepareMongoNode(cfg, ctx, host);
+    await launch(cfg, host, spec, log);
+  }
+  const readiness = await Promise.allSettled([
+    kafkaReady(cfg, hosts, log),
+    cassandraReady(cfg, hosts, log),
+    mongoReady(cfg, hosts, log),
+  ]);
+  const failed = readiness.flatMap((r) => (r.status === 'rejected' ? [errorMessage(r.reason)] : []));
+  if (failed.length > 0) {
+    throw new InfraError(
+      `the cluster is not ready (npm run cluster -- down removes it): ${failed.join('; ')}`,
+      hosts.flatMap((h) => [
+        `${h.name}:`,
+        ...tailFile(serverPaths(cfg.dir, h.name).logFile, 3).map((l) => `  ${l.slice(0, 240)}`),
+      ]),
+    );
+  }
+  return { seconds: (Date.now() - started) / 1000, env: clusterEnv(cfg, hosts) };
+}
+
+/**
+ * Every server stopped (SIGTERM to its group, SIGKILL after 30 s), whatever still lives in an
+ * `mw-` namespace killed (a crashed `up` or a lost pid file), then the namespaces and the bridge.
+ * Idempotent.
+ */
+export async function downCluster(cfg: ClusterConfig, log: ClusterLog): Promise<void> {
+  const hosts = clusterHosts();
+  // a server cut off is stopped as well: heal first so nothing waits on a dead link
+  for (const h of hosts) if (listOwnNamespaces().includes(h.namespace) && !linkIsUp(h)) setLink(h, 'up');
+  await Promise.all(
+    hosts.map(async (h) => {
+      const result = await stopProcess(serverPaths(cfg.dir, h.name), cfg.dir, 30_000, (m) => log(h.name, m));
+      if (result !== 'not-running') log(h.name, result);
+    }),
+  );
+  for (const ns of listOwnNamespaces()) {
+    const pids = namespacePids(ns);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (pids.length > 0) {
+      log(ns, `killed ${pids.length} process(es) left in the namespace`);
+      await sleep(500);
+    }
+  }
+  const removed = removeNetwork();
+  log('network', removed.length > 0 ? `removed ${removed.join(', ')}` : 'nothing to remove');
+}
+
+export function resolveHost(name: string): ClusterHost {
+  const host = findHost(name);
+  if (!host) {
+    throw new InfraError(
+      `no cluster host "${name}": one of ${clusterHosts()
+        .map((h) => h.name)
+        .join(', ')}`,
+    );
+  }
+  return host;
+}
+
+export interface HostStatus {
+  readonly host: ClusterHost;
+  readonly pid: string;
+  readonly link: 'up' | 'down' | 'absent';
+  readonly reachable: boolean;
+}
+
+export async function clusterStatus(cfg: ClusterConfig): Promise<HostStatus[]> {
+  const namespaces = new Set(listOwnNamespaces());
+  return Promise.all(
+    clusterHosts().map(async (host) => {
+      const state = readPidState(serverPaths(cfg.dir, host.name), cfg.dir);
+      const present = namespaces.has(host.namespace);
+      return {
+        host,
+        pid: state.kind === 'alive' ? String(state.pid) : '-',
+        link: present ? (linkIsUp(host) ? 'up' : 'down') : 'absent',
+        reachable: present && (await isPortOpen(clientPort(host.role), host.address, 1000)),
+      };
+    }),
+  );
+}
