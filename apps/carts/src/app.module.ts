@@ -9,12 +9,11 @@ import { CartsConfig } from './config';
 import { CARTS_CONFIG } from './config.token';
 import { CartsModule } from './carts/carts.module';
 import { cartsSchema } from './carts/carts.schema';
-import { orderOutcomeHandler } from './carts/order-outcome.handler';
 import { CheckoutModule } from './checkout/checkout.module';
+import { InboundModule } from './inbound/inbound.module';
 import { checkoutSchema } from './checkout/checkout.schema';
 import { MergeModule } from './merge/merge.module';
 import { mergeSchema } from './merge/merge.schema';
-import { productsHandlers } from './products/products.handlers';
 import { ProductsModule } from './products/products.module';
 import { productsSchema } from './products/products.schema';
 import { SessionsModule } from './sessions/sessions.module';
@@ -63,10 +62,7 @@ export class AppModule {
         CartsModule,
         CheckoutModule,
         MergeModule,
-      ],
-      controllers: [
-        orderOutcomeHandler(config.CARTS_ORDERS_TOPIC),
-        ...productsHandlers({ products: config.CARTS_PRODUCTS_TOPIC, stock: config.CARTS_STOCK_TOPIC }),
+        InboundModule,
       ],
       providers: [{ provide: CARTS_CONFIG, useValue: config }],
       exports: [CARTS_CONFIG],

@@ -62,6 +62,8 @@ export const cartsConfigSchema = baseConfigSchema
     /** Lines per cart; the CheckoutRequested contract allows at most 100. */
     CART_MAX_LINES: env.int(100, 1, 100),
     KAFKA_GROUP_ID: z.string().min(1).default('carts'),
+    /** Records of one fetched partition batch handled as one call (order events, products, stock levels); 1 turns batching off. */
+    CARTS_CONSUMER_BATCH_MAX: env.int(100, 1, 1000),
     /** Topic names are configurable so tests run on private topics; production keeps the defaults. */
     CARTS_PRODUCTS_TOPIC: topicName.default('catalog.products.v1'),
     CARTS_STOCK_TOPIC: topicName.default('inventory.events.v1'),

@@ -12,4 +12,6 @@ bootstrapService({
   loadConfig: loadCartsConfig,
   rootModule: AppModule.register,
   guestSessions: guestSessionsOf,
+  // order events, products and stock levels are consumed a partition batch at a time by InboundConsumer, not Nest's transport
+  consumer: false,
 });

@@ -16,3 +16,5 @@ export * from './outbox/outbox-lease';
 export * from './outbox/outbox-parked';
 export * from './consumer/consumer-status';
 export * from './consumer/batch-consumer';
+export * from './consumer/type-filter';
+export * from './consumer/key-groups';

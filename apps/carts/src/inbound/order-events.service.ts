@@ -1,39 +1,51 @@
-import { Controller, Type } from '@nestjs/common';
-import { Ctx, EventPattern, KafkaContext } from '@nestjs/microservices';
+import { Injectable } from '@nestjs/common';
 import type { EnvelopeOf } from '@mw/contracts';
-import { ConsumerRunner, recordFromContext } from '@mw/messaging';
+import { inKeyOrder } from '@mw/messaging';
 import { assertUnreachable } from '@mw/platform';
 import { ActivityService } from '../activity/activity.service';
-import type { OrderOutcome } from './cart';
-import { CartsService } from './carts.service';
+import type { OrderOutcome } from '../carts/cart';
+import { CartsService } from '../carts/carts.service';
+
+type OrderEvent = EnvelopeOf<'orders.orders.v1'>;
 
 /**
- * Kafka entry point: order outcomes close or reopen the cart (saga step 5), and every order event
- * becomes a row of the user's activity (ADR 0061). Built per topic name (tests use private topics).
+ * Order events close or reopen the cart (saga step 5), and every order event becomes a row of the
+ * user's activity (ADR 0061).
  */
-export function orderOutcomeHandler(topic: string): Type<unknown> {
-  @Controller()
-  class OrderOutcomeHandler {
-    constructor(
-      private readonly runner: ConsumerRunner,
-      private readonly carts: CartsService,
-      private readonly activity: ActivityService,
-    ) {}
+@Injectable()
+export class OrderEventsService {
+  constructor(
+    private readonly carts: CartsService,
+    private readonly activity: ActivityService,
+  ) {}
 
-    @EventPattern(topic)
-    async onOrderEvent(@Ctx() ctx: KafkaContext): Promise<void> {
-      await this.runner.run('orders.orders.v1', recordFromContext(ctx), async (e) => {
-        const outcome = outcomeOf(e);
-        if (outcome) await this.carts.onOrderOutcome(outcome, e.payload.cart_id, e.payload.checkout_id);
-        await this.activity.onOrderEvent(e);
-      });
-    }
+  async onOrderEvent(e: OrderEvent): Promise<void> {
+    const outcome = outcomeOf(e);
+    if (outcome) await this.carts.onOrderOutcome(outcome, e.payload.cart_id, e.payload.checkout_id);
+    await this.activity.onOrderEvent(e);
   }
-  return OrderOutcomeHandler;
+
+  /**
+   * A chunk of one partition: each cart's events one after the other in the partition's order (a
+   * cart's status moves by them), the carts at once. Every step is idempotent (a replayed outcome
+   * changes nothing, an activity row is keyed by its event), so a chunk redelivered after a crash,
+   * or handled again one by one after a failure, changes nothing twice.
+   */
+  onOrderEvents(
+    events: readonly OrderEvent[],
+    within: (index: number, fn: () => Promise<void>) => Promise<void>,
+  ): Promise<void> {
+    const indexed = events.map((e, index) => ({ e, index }));
+    return inKeyOrder(
+      indexed,
+      ({ e }) => e.payload.cart_id,
+      ({ e, index }) => within(index, () => this.onOrderEvent(e)),
+    );
+  }
 }
 
 /** What an order event says to the cart; OrderCreated says nothing (the cart is already checking out). */
-function outcomeOf(e: EnvelopeOf<'orders.orders.v1'>): OrderOutcome | null {
+function outcomeOf(e: OrderEvent): OrderOutcome | null {
   switch (e.type) {
     case 'OrderCreated':
       return null;

@@ -43,8 +43,18 @@ interface SnapshotFields {
 }
 
 export type CatalogEvent =
-  | { readonly type: 'ProductCreated' | 'ProductUpdated' | 'ProductPriceChanged' | 'ProductCategoryChanged'; readonly payload: SnapshotFields }
-  | { readonly type: 'ProductDeleted'; readonly payload: { readonly product_id: string; readonly version: number; readonly created_at: string } };
+  | {
+      readonly type: 'ProductCreated' | 'ProductUpdated' | 'ProductPriceChanged' | 'ProductCategoryChanged';
+      readonly payload: SnapshotFields;
+    }
+  | {
+      readonly type: 'ProductDeleted';
+      readonly payload: {
+        readonly product_id: string;
+        readonly version: number;
+        readonly created_at: string;
+      };
+    };
 
 export type ProductWrite =
   | { readonly kind: 'upsert'; readonly timestamp: bigint; readonly product: PricedProduct }
@@ -61,7 +71,17 @@ export function productWriteFor(e: CatalogEvent): ProductWrite {
     case 'ProductPriceChanged':
     case 'ProductCategoryChanged': {
       const s = e.payload;
-      return { kind: 'upsert', timestamp, product: { product_id: s.product_id, name: s.name, category_id: s.category_id, price: s.price, version: s.version } };
+      return {
+        kind: 'upsert',
+        timestamp,
+        product: {
+          product_id: s.product_id,
+          name: s.name,
+          category_id: s.category_id,
+          price: s.price,
+          version: s.version,
+        },
+      };
     }
   }
 }
@@ -72,4 +92,18 @@ export function productWriteFor(e: CatalogEvent): ProductWrite {
  */
 export function exceedsKnownStock(level: StockLevel | null, qty: number): boolean {
   return level !== null && qty > level.available;
+}
+
+/**
+ * The levels a batch has to write: the newest (highest version) per (product, zone). Older ones
+ * would be shadowed by its timestamp anyway; skipping them saves the writes, not a decision.
+ */
+export function latestLevels(levels: readonly StockLevel[]): StockLevel[] {
+  const latest = new Map<string, StockLevel>();
+  for (const l of levels) {
+    const key = `${l.product_id}|${l.zone}`;
+    const seen = latest.get(key);
+    if (!seen || l.version > seen.version) latest.set(key, l);
+  }
+  return [...latest.values()];
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { EnvelopeOf } from '@mw/contracts';
 import { LOGGER } from '@mw/platform';
-import { productWriteFor } from './product';
+import { latestLevels, productWriteFor, type StockLevel } from './product';
 import { ProductsRepository } from './products.repository';
 
 /** Keeps the carts' price and availability tables from catalog and inventory events. */
@@ -20,6 +20,21 @@ export class ProductsService {
       { product_id: e.payload.product_id, version: e.payload.version, type: e.type, write: write.kind },
       'product table updated',
     );
+  }
+
+  /**
+   * A batch of catalog events: each one's write at its own timestamp, all at once — the writes are
+   * order-independent (an older event is shadowed by a newer one's timestamp), so a batch needs no
+   * order among them.
+   */
+  async onCatalogEvents(events: readonly EnvelopeOf<'catalog.products.v1'>[]): Promise<void> {
+    await Promise.all(events.map((e) => this.repo.apply(productWriteFor(e))));
+  }
+
+  /** A batch of inventory events: the newest level per (product, zone), written at once; the saga's replies are ignored. */
+  async onInventoryEvents(events: readonly EnvelopeOf<'inventory.events.v1'>[]): Promise<void> {
+    const levels = events.flatMap((e): StockLevel[] => (e.type === 'StockLevelChanged' ? [e.payload] : []));
+    await Promise.all(latestLevels(levels).map((l) => this.repo.applyStock(l)));
   }
 
   async onInventoryEvent(e: EnvelopeOf<'inventory.events.v1'>): Promise<void> {

@@ -105,7 +105,7 @@ export class CartsHarness {
       name: 'carts',
       rootModule: (l) => AppModule.register(this.config, l),
       brokers: this.config.KAFKA_BROKERS,
-      groupId: this.config.KAFKA_GROUP_ID,
+      // the service's own InboundConsumer consumes (in batches), not Nest's transport
       api,
       guestSessions: guestSessionsOf(this.config),
       edge: this.edge,
