@@ -1,8 +1,25 @@
-import type { EnvelopeOf } from '@mw/contracts';
+import type { EnvelopeOf, MessageTypeOf } from '@mw/contracts';
 import { assertUnreachable } from '@mw/platform';
 import type { SagaInput } from './saga';
 
 const ORDER_ID = /^[0-9a-fA-F]{24}$/;
+
+/** Which inventory events move the saga (exhaustive: a new event type must be placed here). */
+const FOLLOWS = {
+  StockReserved: true,
+  StockRejected: true,
+  StockCommitted: true,
+  StockCommitFailed: true,
+  StockReleased: true,
+  StockReturned: true,
+  StockReturnFailed: true,
+  StockLevelChanged: false,
+} satisfies Record<MessageTypeOf<'inventory.events.v1'>, boolean>;
+
+/** The inventory event types the saga follows: records of the others are passed over by their type header, unparsed. */
+export const SAGA_REPLY_TYPES: ReadonlySet<string> = new Set(
+  Object.entries(FOLLOWS).flatMap(([type, followed]) => (followed ? [type] : [])),
+);
 
 /** Maps an inventory reply to the saga input of its order; null for events the saga does not follow. */
 export function sagaInputOf(

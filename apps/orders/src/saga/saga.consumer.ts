@@ -2,12 +2,12 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { EnvelopeOf } from '@mw/contracts';
-import { BatchConsumer, ConsumerRunner, InboundRecord, KAFKA } from '@mw/messaging';
+import { BatchConsumer, ConsumerRunner, InboundRecord, KAFKA, recordsOfTypes } from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
 import { OrdersConfig } from '../config';
 import { ORDERS_CONFIG } from '../config.token';
 import { CheckoutService } from '../orders/checkout.service';
-import { sagaInputOf } from './inventory-replies';
+import { SAGA_REPLY_TYPES, sagaInputOf } from './inventory-replies';
 import { SagaService } from './saga.service';
 
 /**
@@ -53,7 +53,10 @@ export class SagaConsumer implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /** One chunk of one partition (one topic). */
-  async handleBatch(records: readonly InboundRecord[]): Promise<void> {
+  async handleBatch(chunk: readonly InboundRecord[]): Promise<void> {
+    // StockLevelChanged (carts' business) is passed over by its type header, never parsed
+    const records =
+      chunk[0]?.topic === this.topics.inventoryEvents ? recordsOfTypes(chunk, SAGA_REPLY_TYPES) : chunk;
     const [first] = records;
     if (!first) return;
     if (records.length === 1) return this.handleOne(first);
@@ -64,7 +67,10 @@ export class SagaConsumer implements OnApplicationBootstrap, OnApplicationShutdo
         records,
         (envelopes, ctx) =>
           this.checkout.onCheckoutRequestedMany(
-            envelopes.map((e) => ({ payload: e.payload, trace: { correlation_id: e.correlation_id, causation_id: e.id } })),
+            envelopes.map((e) => ({
+              payload: e.payload,
+              trace: { correlation_id: e.correlation_id, causation_id: e.id },
+            })),
             ctx.within,
           ),
         (e) => this.onCheckout(e),
@@ -90,12 +96,17 @@ export class SagaConsumer implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** A record alone: the per-message path. */
   private async handleOne(record: InboundRecord): Promise<void> {
-    if (record.topic === this.topics.checkout) await this.runner.run('carts.checkout.v1', record, (e) => this.onCheckout(e));
-    else if (record.topic === this.topics.inventoryEvents) await this.runner.run('inventory.events.v1', record, (e) => this.onReply(e));
+    if (record.topic === this.topics.checkout)
+      await this.runner.run('carts.checkout.v1', record, (e) => this.onCheckout(e));
+    else if (record.topic === this.topics.inventoryEvents)
+      await this.runner.run('inventory.events.v1', record, (e) => this.onReply(e));
   }
 
   private onCheckout(e: EnvelopeOf<'carts.checkout.v1'>): Promise<void> {
-    return this.checkout.onCheckoutRequested(e.payload, { correlation_id: e.correlation_id, causation_id: e.id });
+    return this.checkout.onCheckoutRequested(e.payload, {
+      correlation_id: e.correlation_id,
+      causation_id: e.id,
+    });
   }
 
   private async onReply(e: EnvelopeOf<'inventory.events.v1'>): Promise<void> {

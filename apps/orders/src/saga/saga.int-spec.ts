@@ -146,6 +146,29 @@ describe('checkout saga (real Kafka + MongoDB, two orders instances)', () => {
     expect((await h.order(c.order_id)).status).toBe(404);
   });
 
+  it('passes over inventory events it does not follow by their type header, unparsed; an unparsable reply it follows is dead-lettered', async () => {
+    const level = uniqueName('level');
+    const reply = uniqueName('reply');
+    const producer = h.kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    try {
+      // one partition (one key), the level first: were it parsed, it would reach the DLQ before the reply
+      await producer.send({
+        topic: h.config.INVENTORY_EVENTS_TOPIC,
+        acks: -1,
+        messages: [
+          { key: level, value: `{${level}`, headers: { 'x-message-type': 'StockLevelChanged' } },
+          { key: level, value: `{${reply}`, headers: { 'x-message-type': 'StockReserved' } },
+        ],
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    const dlq = await collectFrom(h.kafka, [`${h.config.INVENTORY_EVENTS_TOPIC}.dlq`], (all) => all.some((m) => m.message.value?.toString().includes(reply)), 60_000);
+    expect(header(dlq.find((m) => m.message.value?.toString().includes(reply))!.message, 'x-dlq-error-code')).toBe('COMMON.UNPARSEABLE_MESSAGE');
+    expect(dlq.filter((m) => m.message.value?.toString().includes(level))).toHaveLength(0);
+  });
+
   it('no stock reply: on two instances the deadline fires once — one ReleaseStock, one OrderCancelled (STOCK_DEADLINE_EXCEEDED)', async () => {
     const c = h.checkout();
     await h.sendCheckout(c);
