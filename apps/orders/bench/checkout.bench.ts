@@ -12,9 +12,15 @@
  * Beside it, with the services stopped, a bare loop — kafkajs + mongodb driver + cassandra-driver —
  * does per checkout the same Kafka messages and MongoDB / Cassandra operations the services were
  * counted doing, plus the two PSP calls' latency, at the highest concurrency: the limit the servers
- * set for this work. Results: apps/orders/bench/results.json.
+ * set for this work. And the floor (bench/floor.ts): the minimum durable work of a checkout,
+ * group-committed per stage as the services batch, its CPU per checkout beside theirs
+ * (`services ÷ floor`). Before the measured levels a warm-up level (`--warmup=<checkouts>`, 300 at
+ * 64 in flight, not reported) brings the JVM servers and the services' code to temperature: a fresh
+ * Cassandra costs ~3× the CPU per write of a warm one. Results: apps/orders/bench/results.json.
  *
- *   npm run bench:checkout            (infra from `npm run infra:env`, started if needed)
+ *   npm run bench:checkout            (starts the infrastructure it needs: `npm run infra:up`, idempotent)
+ *   npm run bench:checkout -- --runs=3 --fresh-servers   (three runs, Kafka, Cassandra and MongoDB restarted before
+ *                                     each — the reproducibility check: a figure counts when the runs agree within ±20 %)
  *   npm run bench:checkout -- --partitions=12   (every saga topic with 12 partitions instead of the registry's 3)
  *   npm run bench:checkout -- --cpu-prof=/tmp/prof   (the services under node --cpu-prof; profiles written when they stop)
  *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
@@ -38,6 +44,8 @@ import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
 import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, infraServerPid } from '@mw/testing';
 import { type Counters, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
+import { floorLoop } from './floor';
+import { oplogBetween, oplogEnd, perCheckoutOf } from './oplog';
 
 const ROOT = join(__dirname, '../../..');
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -53,6 +61,12 @@ const OUT = arg('out') ?? join(__dirname, 'results.json');
 /** `--cpu-prof=<dir>`: each service runs under `node --cpu-prof`, its profile written to <dir> when it stops. */
 const CPU_PROF_DIR = arg('cpu-prof');
 const LEVEL_BUDGET_MS = 120_000;
+/** `--warmup=<n>`: checkouts of the warm-up level (64 in flight, not reported); 0 skips it. */
+const WARMUP_CHECKOUTS = Number(arg('warmup') ?? 300);
+const WARMUP_CONCURRENCY = 64;
+/** `--runs=<n>`: the whole measurement this many times per replica-set size; `--fresh-servers` restarts Kafka, Cassandra and MongoDB before each. */
+const RUNS = Number(arg('runs') ?? 1);
+const FRESH_SERVERS = process.argv.includes('--fresh-servers');
 /**
  * A quiet window before each level (nothing in flight): what the idle services' pollers, sweepers
  * and relays cost per second is measured there and subtracted from the level's counts, so
@@ -189,7 +203,23 @@ async function mongoFor(members: number, shared: string): Promise<{ url: string;
   };
 }
 
+const BENCH_SERVERS = ['kafka', 'cassandra', 'mongodb', 'keycloak'];
+
+/** The servers the benchmark needs, started when they are not up (idempotent; `npm run infra:up`). */
+function infraUp(): void {
+  execFileSync('npm', ['run', '-s', 'infra:up', '--', ...BENCH_SERVERS], { cwd: ROOT, stdio: 'inherit', timeout: 900_000 });
+}
+
+/** Kafka, Cassandra and MongoDB restarted: a run from fresh servers (their data directories kept). */
+function restartServers(): void {
+  const servers = ['kafka', 'cassandra', 'mongodb'];
+  console.log(`[bench] restarting ${servers.join(', ')} for a run from fresh servers`);
+  execFileSync('npm', ['run', '-s', 'infra:down', '--', ...servers], { cwd: ROOT, stdio: 'inherit', timeout: 300_000 });
+  infraUp();
+}
+
 async function main(): Promise<void> {
+  infraUp();
   const infra = infraEnv();
   // libs/testing (Kafka credentials, Keycloak users and tokens) reads the same settings from this process's environment
   Object.assign(process.env, infra);
@@ -199,14 +229,17 @@ async function main(): Promise<void> {
   const run = uniqueName('cobench').toLowerCase();
   console.log(`[bench] creating ${CUSTOMERS} Keycloak customers`);
   const customers = await createTestUsers(`bench-${run}`, CUSTOMERS);
-  const runs: RunResult[] = [];
+  const runs: (RunResult & { run: number })[] = [];
   try {
-    for (const members of MONGO_MEMBERS) {
-      const mongoDb = await mongoFor(members, infra['MONGO_URL']!);
-      try {
-        runs.push(await measure({ ...infra, MONGO_URL: mongoDb.url }, members, `${run}m${members}`, customers));
-      } finally {
-        mongoDb.stop();
+    for (let r = 1; r <= RUNS; r++) {
+      for (const members of MONGO_MEMBERS) {
+        if (FRESH_SERVERS) restartServers();
+        const mongoDb = await mongoFor(members, infra['MONGO_URL']!);
+        try {
+          runs.push({ ...(await measure({ ...infra, MONGO_URL: mongoDb.url }, members, `${run}r${r}m${members}`, customers)), run: r });
+        } finally {
+          mongoDb.stop();
+        }
       }
     }
   } finally {
@@ -238,11 +271,16 @@ async function main(): Promise<void> {
         cpu_seconds_per_checkout: 'utime+stime from /proc/<pid>/stat of each process over the level, divided by its checkouts (not idle-subtracted: what a checkout costs on a running stack)',
         idle_cpu: `the first quiet window (${FIRST_IDLE_WINDOW_MS / 1000} s, services up, nothing in flight, ${IDLE_SETTLE_MS / 1000} s after the setup): percent of one core per process`,
       },
-      // one row per replica-set size and level; `mongo_members` tells them apart
-      results: runs.flatMap((r) => r.rows),
-      idle: Object.fromEntries(runs.map((r) => [`mongo_members_${r.members}`, r.idle])),
-      bare_loop: Object.fromEntries(runs.map((r) => [`mongo_members_${r.members}`, r.bare])),
-      ratio_service_to_bare: Object.fromEntries(runs.map((r) => [`mongo_members_${r.members}`, r.ratio])),
+      // one row per run, replica-set size and level; `run` and `mongo_members` tell them apart
+      results: runs.flatMap((r) => r.rows.map((row) => ({ run: r.run, ...row }))),
+      idle: Object.fromEntries(runs.map((r) => [runKey(r), r.idle])),
+      bare_loop: Object.fromEntries(runs.map((r) => [runKey(r), r.bare])),
+      ratio_service_to_bare: Object.fromEntries(runs.map((r) => [runKey(r), r.ratio])),
+      floor: Object.fromEntries(runs.map((r) => [runKey(r), r.floor])),
+      // the services' best level against the floor: throughput ratio (≥ 0.5 is the target) and CPU per checkout
+      services_to_floor: Object.fromEntries(runs.map((r) => [runKey(r), r.servicesToFloor])),
+      // per level, the spread of the runs: (max − min) / mean of confirmed/s and of CPU per checkout
+      reproducibility: reproducibility(runs),
       // The analysis of what bounds the figures is written by the person who profiled a run; kept across reruns.
       notes: previousNotes(),
     };
@@ -260,6 +298,32 @@ interface RunResult {
   readonly idle: Record<string, unknown>;
   readonly bare: Record<string, unknown>;
   readonly ratio: number;
+  readonly floor: Record<string, unknown>;
+  readonly servicesToFloor: Record<string, number>;
+}
+
+const runKey = (r: RunResult & { run: number }) => (RUNS > 1 ? `run_${r.run}_mongo_members_${r.members}` : `mongo_members_${r.members}`);
+
+/** Per replica-set size and level: how far apart the runs are ((max − min) / mean), for confirmed/s and CPU-s per checkout. */
+function reproducibility(runs: readonly (RunResult & { run: number })[]): Record<string, unknown>[] {
+  if (RUNS < 2) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const members of MONGO_MEMBERS) {
+    for (const concurrency of LEVELS) {
+      const rows = runs.filter((r) => r.members === members).flatMap((r) => r.rows.filter((row) => row['concurrency'] === concurrency));
+      const spread = (values: number[]) => {
+        const mean = values.reduce((a, b) => a + b, 0) / values.length;
+        return { values, spread: round((Math.max(...values) - Math.min(...values)) / mean, 3) };
+      };
+      out.push({
+        mongo_members: members,
+        concurrency,
+        confirmed_per_s: spread(rows.map((row) => row['confirmed_per_s'] as number)),
+        cpu_seconds_per_checkout: spread(rows.map((row) => (row['cpu_seconds_per_checkout'] as Record<string, number>)['total_servers_and_services']!)),
+      });
+    }
+  }
+  return out;
 }
 
 /** One whole run (services up, carts, every level, services down, bare loop) against `infra`. */
@@ -377,7 +441,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const r = await call('inventory', stan, 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' }, { 'idempotency-key': `bench-${run}-${id}` });
       if (r.status >= 300) throw new Error(`restock ${id}: ${r.status} ${JSON.stringify(r.body)}`);
     });
-    const total = CHECKOUTS_PER_LEVEL * LEVELS.length;
+    const total = CHECKOUTS_PER_LEVEL * LEVELS.length + WARMUP_CHECKOUTS;
     console.log(`[bench] mongo_members=${members}: preparing ${total} carts of ${customers.length} customers (not measured)`);
     const carts: { id: string; owner: TestUser }[] = [];
     await pool(Array.from({ length: total }, (_, i) => i), 16, async (i) => {
@@ -398,6 +462,34 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       }
       carts.push({ id, owner });
     });
+    /** `list`'s checkouts, `concurrency` in flight, each from its POST to its order's terminal event. */
+    const checkoutAll = async (list: typeof carts, concurrency: number): Promise<{ got: Sample[]; elapsed: number }> => {
+      const got: Sample[] = [];
+      const deadline = Date.now() + LEVEL_BUDGET_MS;
+      const started = performance.now();
+      let lastEnd = started;
+      await pool(list, concurrency, async ({ id: cartId, owner }) => {
+        if (Date.now() > deadline) return;
+        const token = await testUserToken(owner);
+        const t0 = performance.now();
+        const done = new Promise<string>((resolve) => terminal.set(cartId, resolve));
+        const r = await call('carts', token, 'POST', `/carts/${cartId}/checkout`);
+        const httpMs = performance.now() - t0;
+        if (r.status !== 202) throw new Error(`checkout ${cartId}: ${r.status} ${JSON.stringify(r.body)}`);
+        const outcome = await Promise.race([done, sleep(60_000).then(() => 'TIMEOUT')]);
+        const end = performance.now();
+        lastEnd = Math.max(lastEnd, end);
+        got.push({ latencyMs: end - t0, httpMs, outcome });
+      });
+      return { got, elapsed: (lastEnd - started) / 1000 };
+    };
+    // The warm-up level: the JVM servers' JIT and caches, the services' code and pools at temperature before anything is measured.
+    if (WARMUP_CHECKOUTS > 0) {
+      console.log(`[bench] mongo_members=${members}: warm-up, ${WARMUP_CHECKOUTS} checkouts at ${WARMUP_CONCURRENCY} in flight (not reported)`);
+      await pool(customers, 16, async (c) => void (await testUserToken(c)));
+      const warm = await checkoutAll(carts.slice(0, WARMUP_CHECKOUTS), WARMUP_CONCURRENCY);
+      console.log(JSON.stringify({ warmup: { checkouts: warm.got.length, confirmed_per_s: round(warm.got.filter((g) => g.outcome === 'OrderConfirmed').length / warm.elapsed) } }));
+    }
     await sleep(IDLE_SETTLE_MS); // let the setup's work settle (relays, level notifications, the servers) before measuring
 
     const counters = async (): Promise<Counters> => {
@@ -429,7 +521,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     let idle: Record<string, unknown> = {};
     // The checkouts' own operations summed over every level (idle baseline of each level subtracted), and how many checkouts did them.
     const measured: LevelCounts[] = [];
-    let cursor = 0;
+    let cursor = WARMUP_CHECKOUTS;
     for (const [levelIndex, concurrency] of LEVELS.entries()) {
       const mine = carts.slice(cursor, cursor + CHECKOUTS_PER_LEVEL);
       cursor += CHECKOUTS_PER_LEVEL;
@@ -451,26 +543,10 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const cpuBefore = cpuOf(procs);
       const windowStarted = performance.now();
       const serverBefore = (await mongo.db('admin').command({ serverStatus: 1 }))['opcounters'] as Record<string, number>;
-      const got: Sample[] = [];
-      const deadline = Date.now() + LEVEL_BUDGET_MS;
+      const oplogFrom = await oplogEnd(mongo);
       // tokens fetched before the clock starts (then served from the cache)
       await pool(customers, 16, async (c) => void (await testUserToken(c)));
-      const started = performance.now();
-      let lastEnd = started;
-      await pool(mine, concurrency, async ({ id: cartId, owner }) => {
-        if (Date.now() > deadline) return;
-        const token = await testUserToken(owner);
-        const t0 = performance.now();
-        const done = new Promise<string>((resolve) => terminal.set(cartId, resolve));
-        const r = await call('carts', token, 'POST', `/carts/${cartId}/checkout`);
-        const httpMs = performance.now() - t0;
-        if (r.status !== 202) throw new Error(`checkout ${cartId}: ${r.status} ${JSON.stringify(r.body)}`);
-        const outcome = await Promise.race([done, sleep(60_000).then(() => 'TIMEOUT')]);
-        const end = performance.now();
-        lastEnd = Math.max(lastEnd, end);
-        got.push({ latencyMs: end - t0, httpMs, outcome });
-      });
-      const elapsed = (lastEnd - started) / 1000;
+      const { got, elapsed } = await checkoutAll(mine, concurrency);
       await sleep(1500); // trailing relay work of this level is counted with it
       const after = await counters();
       const cpuAfter = cpuOf(procs);
@@ -495,6 +571,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         cpu_seconds_per_checkout: { ...cpuPer, total_servers_and_services: round(Object.entries(cpuPer).filter(([k]) => k !== 'bench driver').reduce((n, [, v]) => n + v, 0), 4) },
         // the level's operations minus the idle services' (idle_per_s × the level's seconds), per checkout
         per_checkout: perCheckout([level], topicNames),
+        // what the level's writes cost the replica set: oplog entries of the run's databases (transactions' applyOps included)
+        oplog_per_checkout: perCheckoutOf(await oplogBetween(mongo, oplogFrom, await oplogEnd(mongo), [dbs.inventory, dbs.orders]), got.length),
         idle_per_s: roundCounters(idlePerS),
         mongod_opcounters_per_s_whole_server: Object.fromEntries(Object.keys(serverAfter).map((k) => [k, round(((serverAfter[k] ?? 0) - (serverBefore[k] ?? 0)) / elapsed)])),
       };
@@ -510,7 +588,22 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     const top = Math.max(...LEVELS);
     const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckoutOfRun, samples, topics, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, consumers });
     const best = Math.max(...rows.map((r) => r['confirmed_per_s'] as number));
-    return { members, rows, idle, bare, ratio: round(best / (bare['checkouts_per_s'] as number), 3) };
+    // The floor at the highest level's concurrency, same servers, the services stopped: its CPU is the servers' and this driver's.
+    let floorCpuFrom: Record<string, number> = {};
+    let floorOplogFrom = await oplogEnd(mongo);
+    const sample = (type: string) => Object.entries(samples).find(([k]) => k.endsWith(`|${type}`))?.[1] ?? { key: type, value: JSON.stringify({ type, payload: { filler: 'x'.repeat(400) } }) };
+    const floorRun = await floorLoop({ kafka, producer, mongo, cassandra, run, topicStem: `bench.${run}`, partitions: PARTITIONS, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, sample, onStart: async () => {
+      floorOplogFrom = await oplogEnd(mongo);
+      floorCpuFrom = cpuOf(procs);
+    } });
+    const floorCpu = cpuDelta(floorCpuFrom, cpuOf(procs), 1 / floorRun.checkouts);
+    const floorCpuTotal = round(Object.entries(floorCpu).filter(([k]) => !(k in ports)).reduce((n, [, v]) => n + v, 0), 4);
+    const floor = { ...floorRun, cpu_seconds_per_checkout: { ...floorCpu, total: floorCpuTotal }, oplog_per_checkout: perCheckoutOf(await oplogBetween(mongo, floorOplogFrom, await oplogEnd(mongo), [`floor_${run}`]), floorRun.checkouts) };
+    console.log(JSON.stringify({ floor }));
+    const bestRow = rows.reduce((a, b) => ((b['confirmed_per_s'] as number) > (a['confirmed_per_s'] as number) ? b : a));
+    const servicesCpu = (bestRow['cpu_seconds_per_checkout'] as Record<string, number>)['total_servers_and_services']!;
+    const servicesToFloor = { throughput: round(best / floorRun.checkouts_per_s, 3), cpu_per_checkout: round(servicesCpu / floorCpuTotal, 2) };
+    return { members, rows, idle, bare, ratio: round(best / (bare['checkouts_per_s'] as number), 3), floor, servicesToFloor };
   } finally {
     for (const c of consumers) await c.disconnect().catch(() => undefined);
     await stopServices();

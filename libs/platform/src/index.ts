@@ -13,6 +13,7 @@ export * from './bootstrap/run-service';
 export * from './bootstrap/consumer-timeouts';
 export * from './http/money';
 export * from './periodic/periodic';
+export * from './batching/group-commit';
 export * from './kafka/kafkajs-idle-loop';
 export * from './edge/access';
 export * from './edge/endpoint';
