@@ -94,6 +94,7 @@ describe('inventory query shapes on mongod', () => {
     );
     expect((await h.http('GET', `/stock/${products[0]}`)).status).toBe(200);
     expect((await h.http('GET', '/low-stock?zone=MSK&threshold=19', { as: 'stan' })).status).toBe(200);
+    expect((await h.http('GET', `/availability?zone=SPB&product_ids=${products.join(',')}`)).status).toBe(200);
     expect((await h.http('GET', `/reservations/${orders[1]}`, { as: 'sue' })).status).toBe(200);
     await waitFor(
       async () =>

@@ -3,6 +3,8 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import { access, AppError, type Caller, CurrentCaller, Endpoint, endpoint, hasRole, Input, type InputOf } from '@mw/platform';
 import {
+  AvailabilityQuery,
+  AvailabilityView,
   LowStockQuery,
   LowStockView,
   ProductParams,
@@ -95,6 +97,28 @@ export const productStockEndpoint = endpoint({
   },
 });
 
+export const availabilityEndpoint = endpoint({
+  operationId: 'availability',
+  method: 'GET',
+  path: '/availability',
+  tag: 'stock',
+  summary: 'Availability of a page of products in one zone',
+  description:
+    'What a listing shows on its product cards: the available units of up to 100 products in one zone, in one read (by stock document id, from the primary). ' +
+    'One entry per distinct product asked for, in the order asked, 0 where the product was never stocked in the zone. Anyone may read it: no reserved or sold figures. ' +
+    'A well-formed zone code the service does not serve (zones are configuration) is a 422 INVENTORY.UNKNOWN_ZONE naming `query.zone`.',
+  access: access.public,
+  rateLimit: 'reads',
+  query: AvailabilityQuery,
+  response: {
+    status: 200,
+    description: 'The availability of each product asked for',
+    schema: AvailabilityView,
+    example: { zone: 'MSK', items: [{ product_id: stockLevelExample.product_id, available: 44 }, { product_id: '5eed00000000000000000406', available: 0 }] },
+  },
+  errors: [422],
+});
+
 export const lowStockEndpoint = endpoint({
   operationId: 'lowStock',
   method: 'GET',
@@ -141,6 +165,11 @@ export class StockController {
   async ofProduct(@Input() { params }: InputOf<typeof productStockEndpoint>, @CurrentCaller() caller: Caller): Promise<ReturnType<typeof levelFor>[]> {
     const staff = hasRole(caller, ...STOCK_STAFF_ROLES);
     return (await this.stock.ofProduct(params.productId)).map((level) => levelFor(level, staff));
+  }
+
+  @Endpoint(availabilityEndpoint)
+  availability(@Input() { query }: InputOf<typeof availabilityEndpoint>): Promise<z.output<typeof AvailabilityView>> {
+    return this.stock.availability(query.zone, query.product_ids);
   }
 
   @Endpoint(lowStockEndpoint)

@@ -43,6 +43,19 @@ export const LowStockQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
+/** At most this many products per availability read: a page of a listing. */
+export const AVAILABILITY_MAX_PRODUCTS = 100;
+const PRODUCT_IDS = new RegExp(`^[0-9a-f]{24}(?:,[0-9a-f]{24}){0,${AVAILABILITY_MAX_PRODUCTS - 1}}$`);
+/** A page of products in one zone: `zone=MSK&product_ids=<id>,<id>` (lower-case hex ids, at most 100; repeats count once). */
+export const AvailabilityQuery = z.strictObject({
+  zone: ZoneCode,
+  product_ids: z
+    .string()
+    .regex(PRODUCT_IDS, `must be 1 to ${AVAILABILITY_MAX_PRODUCTS} comma-separated lower-case hex product ids`)
+    .transform((text) => [...new Set(text.split(','))])
+    .meta({ description: 'Comma-separated product ids (a page of a listing), at most 100', example: '5eed00000000000000000405,5eed00000000000000000406' }),
+});
+
 export const ProductId = z.string().regex(/^[0-9a-f]{24}$/).meta({ description: 'Product id (lower-case hex ObjectId)' });
 export const Count = z.number().int().nonnegative();
 
@@ -76,4 +89,12 @@ export const LowStockView = z.object({
   zone: z.string(),
   threshold: Count,
   items: z.array(StockLevelView).meta({ description: 'Lowest available first' }),
+});
+
+/** Availability of a page of products in one zone: anyone may read it (no reserved or sold figures). */
+export const AvailabilityView = z.object({
+  zone: z.string(),
+  items: z
+    .array(PublicStockLevelView.omit({ zone: true }))
+    .meta({ description: 'One per distinct product asked for, in the order asked; 0 where never stocked in the zone' }),
 });

@@ -605,6 +605,13 @@ export class StockRepository {
       .toArray();
   }
 
+  /** The available units of these products in one zone: one query by `_id` (`product:zone`, the shard key), from the primary. */
+  availableIn(zone: string, productIds: readonly string[]): Promise<Pick<StockDoc, 'product_id' | 'available'>[]> {
+    return this.coll
+      .find({ _id: { $in: productIds.map((id) => stockKey(id, zone)) } }, { ...primary, projection: { _id: 0, product_id: 1, available: 1 } })
+      .toArray();
+  }
+
   lowStock(zone: string, threshold: number, limit: number): Promise<StockDoc[]> {
     return this.coll
       .find(

@@ -88,6 +88,13 @@ export class StockService {
     });
   }
 
+  /** A page of products in one zone, in the order asked, 0 where never stocked: one query. */
+  async availability(zone: string, productIds: readonly string[]): Promise<{ zone: string; items: { product_id: string; available: number }[] }> {
+    this.assertZone(zone, 'query.zone');
+    const found = new Map((await this.stock.availableIn(zone, productIds)).map((d) => [d.product_id, d.available]));
+    return { zone, items: productIds.map((product_id) => ({ product_id, available: found.get(product_id) ?? 0 })) };
+  }
+
   async lowStock(zone: string, threshold: number | undefined, limit: number): Promise<{ zone: string; threshold: number; items: StockLevel[] }> {
     this.assertZone(zone, 'query.zone');
     const t = threshold ?? this.config.INVENTORY_LOW_STOCK_THRESHOLD;
