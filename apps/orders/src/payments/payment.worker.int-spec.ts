@@ -30,6 +30,9 @@ class ScriptedGateway implements PaymentGateway {
   private readonly holds = new Map<string, Promise<void>>();
   private readonly releases: (() => void)[] = [];
 
+  /** Every authorization from now on is held too, until released. */
+  holdEveryAuthorization = false;
+
   hold(reference: string): void {
     this.holds.set(reference, new Promise((r) => this.releases.push(r)));
   }
@@ -61,6 +64,7 @@ class ScriptedGateway implements PaymentGateway {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
+      if (op === 'authorize' && this.holdEveryAuthorization && !this.holds.has(req.reference)) this.hold(req.reference);
       if (op === 'authorize') await this.holds.get(req.reference);
       await new Promise((r) => setTimeout(r, 5));
       return answer;
@@ -225,6 +229,37 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     const order = await repo.findById(id);
     expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentAuthorized', 'PaymentCaptured']);
     expect(await state(id)).toBe('COMMITTING');
+  });
+
+  it('outcomes of steps that finish together are written together: bulkWrites of several transitions, no re-read, each once', async () => {
+    const gateway = new ScriptedGateway();
+    gateway.holdEveryAuthorization = true;
+    const { saga, worker } = instance(gateway, 8, true);
+    const ids: string[] = [];
+    for (let k = 0; k < 6; k++) ids.push(await reserved(saga));
+    await waitFor(
+      () => Promise.resolve(ids.every((id) => gateway.count('authorize', id) === 1)),
+      10_000,
+      'six authorizations in flight',
+    );
+    gateway.holdEveryAuthorization = false;
+    const from = commands.length;
+    gateway.releaseAll(); // the six answers arrive together
+    await worker.idle();
+    const onOrders = commands
+      .slice(from)
+      .filter((c) => (c.command as Record<string, unknown>)[c.commandName] === ORDERS_COLLECTION);
+    const updates = onOrders.filter((c) => c.commandName === 'update').map((c) => (c.command['updates'] as unknown[]).length);
+    // six authorizations and six captures, each outcome's transition written once, several in one command
+    expect(updates.reduce((a, b) => a + b, 0)).toBe(12);
+    expect(Math.max(...updates)).toBeGreaterThan(1);
+    expect(onOrders.filter((c) => c.commandName !== 'update')).toEqual([]); // the orders as claimed: never read again
+    for (const id of ids) {
+      expect([gateway.count('authorize', id), gateway.count('capture', id)]).toEqual([1, 1]);
+      const order = await repo.findById(id);
+      expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentAuthorized', 'PaymentCaptured']);
+      expect(order?.saga.state).toBe('COMMITTING');
+    }
   });
 
   it('a step its transition claimed, whose process dies before the run, is due after the lease and runs once elsewhere', async () => {

@@ -1,11 +1,21 @@
 import type { Logger } from 'pino';
-import { addSpanEvent, contextFromTraceparent, inSpan } from '@mw/platform';
+import { addSpanEvent, boundToActive, contextFromTraceparent, GroupCommit, inSpan } from '@mw/platform';
 import { Order } from '../orders/order';
 import { OrdersRepository } from '../orders/orders.repository';
-import { SagaService } from '../saga/saga.service';
+import type { SagaInput } from '../saga/saga';
+import { ApplyOutcome, SagaService } from '../saga/saga.service';
 import { PaymentGateway, PaymentUnavailableError } from './payment-gateway';
 import { performPaymentStep } from './payment-step';
 import type { PaymentMetrics } from './payment.metrics';
+
+/** A payment step's outcome waiting for its transition, with the order as the step's claim left it. */
+interface OutcomeToApply {
+  readonly orderId: string;
+  readonly input: SagaInput;
+  readonly causation: null;
+  readonly loaded: Order;
+  readonly inTrace: <T>(fn: () => T) => T;
+}
 
 export interface PaymentWorkerSettings {
   readonly concurrency: number;
@@ -44,6 +54,15 @@ export class PaymentWorker {
   private refused = false;
   /** Called when room frees after a refusal (the app kicks the poller). */
   onRoom: (() => void) | undefined;
+  /**
+   * The outcomes of steps that finish while an earlier outcome is being written go together: one
+   * read-free bulkWrite of their version-guarded transitions (`SagaService.applyMany` with the
+   * orders as claimed), each in its own step's trace; a lone outcome is written at once. A guard
+   * lost to another writer takes the single path, as for a consumed batch (ADR 0015 §1).
+   */
+  private readonly outcomes = new GroupCommit<OutcomeToApply, ApplyOutcome>((items) =>
+    this.saga.applyMany(items, (j, fn) => (items[j] ? items[j].inTrace(fn) : fn())),
+  );
 
   constructor(
     private readonly repo: OrdersRepository,
@@ -91,7 +110,10 @@ export class PaymentWorker {
   leaseFor(orderId: string, ahead = 0): number | undefined {
     if (this.stopped) return undefined;
     const free = Math.max(0, this.settings.concurrency - this.slots.size); // a submit runs at once while a slot is free
-    const taken = this.running.has(orderId) || this.latest.has(orderId) || this.queue.length + ahead < this.queueLimit + free;
+    const taken =
+      this.running.has(orderId) ||
+      this.latest.has(orderId) ||
+      this.queue.length + ahead < this.queueLimit + free;
     return taken ? this.settings.leaseMs : undefined;
   }
 
@@ -111,9 +133,14 @@ export class PaymentWorker {
   private async handBack(order: Order): Promise<void> {
     const step = order.saga.payment.step;
     if (!step) return;
-    await this.repo.deferPaymentStep(order.id, order.version, step, new Date()).catch((e: unknown) =>
-      this.logger.warn({ order_id: order.id, step, err: (e as Error).message }, 'claimed payment step not handed back; it is due after its lease'),
-    );
+    await this.repo
+      .deferPaymentStep(order.id, order.version, step, new Date())
+      .catch((e: unknown) =>
+        this.logger.warn(
+          { order_id: order.id, step, err: (e as Error).message },
+          'claimed payment step not handed back; it is due after its lease',
+        ),
+      );
   }
 
   /** The poller: submits the steps due now that no inline run took; answers how many it submitted. */
@@ -189,13 +216,21 @@ export class PaymentWorker {
     if (!step) return Promise.resolve();
     return inSpan(
       `payment ${step}`,
-      { parent: contextFromTraceparent(candidate.traceparent), attributes: { 'mw.order_id': candidate.id, 'mw.payment.step': step } },
+      {
+        parent: contextFromTraceparent(candidate.traceparent),
+        attributes: { 'mw.order_id': candidate.id, 'mw.payment.step': step },
+      },
       () => this.performStep(candidate, step),
     );
   }
 
-  private async performStep(candidate: Order, step: NonNullable<Order['saga']['payment']['step']>): Promise<void> {
-    const order = this.claimedByTransition(candidate) ? candidate : await this.repo.claimPaymentStep(candidate, step, new Date(), this.settings.leaseMs);
+  private async performStep(
+    candidate: Order,
+    step: NonNullable<Order['saga']['payment']['step']>,
+  ): Promise<void> {
+    const order = this.claimedByTransition(candidate)
+      ? candidate
+      : await this.repo.claimPaymentStep(candidate, step, new Date(), this.settings.leaseMs);
     if (!order) return; // someone else holds or moved the step
     try {
       const input = await performPaymentStep(
@@ -224,7 +259,13 @@ export class PaymentWorker {
         );
       }
       addSpanEvent('payment.outcome', { step, outcome: input.type });
-      await this.saga.apply(order.id, input, null, order);
+      await this.outcomes.add({
+        orderId: order.id,
+        input,
+        causation: null,
+        loaded: order,
+        inTrace: boundToActive(),
+      });
     } catch (e) {
       if (!(e instanceof PaymentUnavailableError)) throw e;
       addSpanEvent('payment.transient_failure', { step, code: e.code });

@@ -135,7 +135,13 @@ export class SagaService {
    * the j-th input (its trace: the messages it emits continue it).
    */
   async applyMany(
-    items: readonly { readonly orderId: string; readonly input: SagaInput; readonly causation: string | null }[],
+    items: readonly {
+      readonly orderId: string;
+      readonly input: SagaInput;
+      readonly causation: string | null;
+      /** The order as the caller just read or wrote it (the payment worker's): not read again; a stale one loses its guard and takes the single path. */
+      readonly loaded?: Order;
+    }[],
     within: <R>(j: number, fn: () => R) => R = (_, fn) => fn(),
   ): Promise<ApplyOutcome[]> {
     const outcomes: ApplyOutcome[] = [];
@@ -145,7 +151,14 @@ export class SagaService {
       if (firstOf.has(it.orderId)) alone.add(j);
       else firstOf.set(it.orderId, j);
     }
-    const orders = await this.repo.findByIds([...firstOf.keys()]);
+    const orders = new Map<string, Order>();
+    const toRead: string[] = [];
+    for (const [orderId, j] of firstOf) {
+      const loaded = items[j]?.loaded;
+      if (loaded?.id === orderId) orders.set(orderId, loaded);
+      else toRead.push(orderId);
+    }
+    if (toRead.length > 0) for (const [id, o] of await this.repo.findByIds(toRead)) orders.set(id, o);
     const now = this.clock();
     const planned: { j: number; t: Planned }[] = [];
     let claims = 0; // steps this batch claims: the worker's room is counted past them

@@ -18,6 +18,7 @@ import {
   type TextMapGetter,
 } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
+import { currentTrace, runWithTrace } from '../logging/trace-context';
 
 /** The tracer of the workspace's own spans (consumer handling, outbox publish, saga steps). */
 const tracer = () => trace.getTracer('mobile-world');
@@ -121,6 +122,17 @@ export function withSpan<T>(span: Span, fn: () => T, parent: Context = context.a
 /** Runs `fn` in `ctx` (e.g. the context of a document's stored traceparent). */
 export function withContext<T>(ctx: Context, fn: () => T): T {
   return context.with(ctx, fn);
+}
+
+/**
+ * The context active now — the span and the log trace (correlation, causation) — as a function
+ * that runs later work in it: an item handed to a batch (GroupCommit) is written in its own trace,
+ * whichever item's call started the batch.
+ */
+export function boundToActive(): <T>(fn: () => T) => T {
+  const ctx = context.active();
+  const logTrace = currentTrace();
+  return (fn) => context.with(ctx, () => (logTrace ? runWithTrace(logTrace, fn) : fn()));
 }
 
 export { SpanKind };
