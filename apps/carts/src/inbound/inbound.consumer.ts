@@ -1,7 +1,14 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { BatchConsumer, ConsumerRunner, InboundRecord, KAFKA, recordsOfTypes } from '@mw/messaging';
+import {
+  BatchConsumer,
+  ConsumerRunner,
+  InboundRecord,
+  KAFKA,
+  recordsOfTypes,
+  serviceBatchConsumerOptions,
+} from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
 import { CartsConfig } from '../config';
 import { CARTS_CONFIG } from '../config.token';
@@ -40,16 +47,12 @@ export class InboundConsumer implements OnApplicationBootstrap, OnApplicationShu
     };
     this.consumer = new BatchConsumer(
       kafka,
-      {
-        name: 'carts-consumer',
-        groupId: c.KAFKA_GROUP_ID,
-        topics: [c.CARTS_ORDERS_TOPIC, c.CARTS_PRODUCTS_TOPIC, c.CARTS_STOCK_TOPIC],
-        fromBeginning: true,
-        sessionTimeoutMs: c.KAFKA_SESSION_TIMEOUT_MS,
-        heartbeatIntervalMs: c.KAFKA_HEARTBEAT_INTERVAL_MS,
-        partitionsConcurrently: c.KAFKA_PARTITIONS_CONCURRENTLY,
-        batchMax: c.CARTS_CONSUMER_BATCH_MAX,
-      },
+      serviceBatchConsumerOptions(
+        c,
+        'carts-consumer',
+        [c.CARTS_ORDERS_TOPIC, c.CARTS_PRODUCTS_TOPIC, c.CARTS_STOCK_TOPIC],
+        c.CARTS_CONSUMER_BATCH_MAX,
+      ),
       (records) => this.handleBatch(records),
       health,
       logger,

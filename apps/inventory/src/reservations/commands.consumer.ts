@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { BatchConsumer, ConsumerRunner, KAFKA } from '@mw/messaging';
+import { BatchConsumer, ConsumerRunner, KAFKA, serviceBatchConsumerOptions } from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
 import { InventoryConfig } from '../config';
 import { INVENTORY_CONFIG } from '../inventory.providers';
@@ -28,16 +28,7 @@ export class CommandsConsumer implements OnApplicationBootstrap, OnApplicationSh
   ) {
     this.consumer = new BatchConsumer(
       kafka,
-      {
-        name: 'commands-consumer',
-        groupId: c.KAFKA_GROUP_ID,
-        topics: [c.INVENTORY_COMMANDS_TOPIC],
-        fromBeginning: true,
-        sessionTimeoutMs: c.KAFKA_SESSION_TIMEOUT_MS,
-        heartbeatIntervalMs: c.KAFKA_HEARTBEAT_INTERVAL_MS,
-        partitionsConcurrently: c.KAFKA_PARTITIONS_CONCURRENTLY,
-        batchMax: c.INVENTORY_COMMANDS_BATCH_MAX,
-      },
+      serviceBatchConsumerOptions(c, 'commands-consumer', [c.INVENTORY_COMMANDS_TOPIC], c.INVENTORY_COMMANDS_BATCH_MAX),
       (records) => handler.handleBatch(records),
       health,
       logger,

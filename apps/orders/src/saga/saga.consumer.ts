@@ -2,7 +2,14 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { EnvelopeOf } from '@mw/contracts';
-import { BatchConsumer, ConsumerRunner, InboundRecord, KAFKA, recordsOfTypes } from '@mw/messaging';
+import {
+  BatchConsumer,
+  ConsumerRunner,
+  InboundRecord,
+  KAFKA,
+  recordsOfTypes,
+  serviceBatchConsumerOptions,
+} from '@mw/messaging';
 import { HealthRegistry, LOGGER } from '@mw/platform';
 import { OrdersConfig } from '../config';
 import { ORDERS_CONFIG } from '../config.token';
@@ -36,16 +43,7 @@ export class SagaConsumer implements OnApplicationBootstrap, OnApplicationShutdo
     this.topics = { checkout: c.ORDERS_CHECKOUT_TOPIC, inventoryEvents: c.INVENTORY_EVENTS_TOPIC };
     this.consumer = new BatchConsumer(
       kafka,
-      {
-        name: 'saga-consumer',
-        groupId: c.KAFKA_GROUP_ID,
-        topics: [c.ORDERS_CHECKOUT_TOPIC, c.INVENTORY_EVENTS_TOPIC],
-        fromBeginning: true,
-        sessionTimeoutMs: c.KAFKA_SESSION_TIMEOUT_MS,
-        heartbeatIntervalMs: c.KAFKA_HEARTBEAT_INTERVAL_MS,
-        partitionsConcurrently: c.KAFKA_PARTITIONS_CONCURRENTLY,
-        batchMax: c.SAGA_BATCH_MAX,
-      },
+      serviceBatchConsumerOptions(c, 'saga-consumer', [c.ORDERS_CHECKOUT_TOPIC, c.INVENTORY_EVENTS_TOPIC], c.SAGA_BATCH_MAX),
       (records) => this.handleBatch(records),
       health,
       logger,

@@ -25,6 +25,33 @@ export interface BatchConsumerOptions {
   readonly onStatus?: (status: ConsumerStatus) => void;
 }
 
+/** The consumer settings every service's config carries (libs/platform's base config, ADR 0004). */
+export interface ServiceConsumerConfig {
+  readonly KAFKA_GROUP_ID: string;
+  readonly KAFKA_SESSION_TIMEOUT_MS: number;
+  readonly KAFKA_HEARTBEAT_INTERVAL_MS: number;
+  readonly KAFKA_PARTITIONS_CONCURRENTLY: number;
+}
+
+/** A service's batch consumer in its own group, from the beginning, with the service's timeouts and parallelism. */
+export function serviceBatchConsumerOptions(
+  c: ServiceConsumerConfig,
+  name: string,
+  topics: readonly string[],
+  batchMax: number,
+): BatchConsumerOptions {
+  return {
+    name,
+    groupId: c.KAFKA_GROUP_ID,
+    topics,
+    fromBeginning: true,
+    sessionTimeoutMs: c.KAFKA_SESSION_TIMEOUT_MS,
+    heartbeatIntervalMs: c.KAFKA_HEARTBEAT_INTERVAL_MS,
+    partitionsConcurrently: c.KAFKA_PARTITIONS_CONCURRENTLY,
+    batchMax,
+  };
+}
+
 /**
  * Handles a chunk of one fetched partition batch (records of one topic and partition, in offset
  * order). Resolves only once its effects are durable: the chunk's offsets are committed after it.
