@@ -3,11 +3,11 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import { createUserManager } from './auth/auth';
 import { loadConfig } from './config';
-import type { Locale } from './i18n/messages';
+import { savedLocale } from './i18n/i18n';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root') as HTMLElement);
-const locale: Locale = localStorage.getItem('mw.locale') === 'ru' ? 'ru' : 'en';
+const locale = savedLocale();
 document.documentElement.lang = locale;
 
 loadConfig().then(

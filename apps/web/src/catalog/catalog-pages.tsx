@@ -2,32 +2,32 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
 import { useApi } from '../api/api-context';
 import { unwrap } from '../api/clients';
-import type { components } from '../api/generated/catalog';
 import { useT } from '../i18n/i18n';
 import { ErrorView, Loading } from '../shell/status';
 import { ProductList } from './product-list';
+import { useCategoryTree } from './use-category-tree';
 
-type TreeNode = components['schemas']['getCategoryTree_response_CategoryTreeNode'];
+export { useCategoryTree };
 
-export function useCategoryTree() {
-  const api = useApi();
-  return useQuery({
-    queryKey: ['categories'],
-    queryFn: async () => unwrap(await api.catalog.GET('/categories')),
-    staleTime: 60_000,
-  });
-}
+import type { TreeNode } from './category-path';
+import { ProductImage } from './placeholder';
 
-function Tree({ nodes }: { nodes: readonly TreeNode[] }) {
+/** A root category as a tile: its picture, name and its sub-categories as links. */
+function CategoryTile({ node }: { node: TreeNode }) {
   return (
-    <ul>
-      {nodes.map((n) => (
-        <li key={n.id}>
-          <Link to={`/c/${n.slug}`}>{n.name}</Link>
-          {n.children.length > 0 && <Tree nodes={n.children} />}
-        </li>
-      ))}
-    </ul>
+    <li className="tile">
+      <Link to={`/c/${node.slug}`} className="tile-head">
+        <ProductImage categoryId={node.id} ancestors={[node.id]} />
+        <span className="tile-name">{node.name}</span>
+      </Link>
+      <ul className="chips">
+        {node.children.map((c) => (
+          <li key={c.id}>
+            <Link to={`/c/${c.slug}`}>{c.name}</Link>
+          </li>
+        ))}
+      </ul>
+    </li>
   );
 }
 
@@ -43,7 +43,11 @@ export function HomePage() {
       ) : tree.isError ? (
         <ErrorView error={tree.error} />
       ) : (
-        <Tree nodes={tree.data} />
+        <ul className="tiles">
+          {tree.data.map((n) => (
+            <CategoryTile key={n.id} node={n} />
+          ))}
+        </ul>
       )}
     </section>
   );
@@ -95,7 +99,7 @@ export function CategoryPage() {
       {c.children.length > 0 && (
         <>
           <h2>{t('catalog.subcategories')}</h2>
-          <ul>
+          <ul className="chips">
             {c.children.map((ch) => (
               <li key={ch.id}>
                 <Link to={`/c/${ch.slug}`}>{ch.name}</Link>

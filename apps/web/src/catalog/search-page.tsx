@@ -3,20 +3,56 @@ import { type FormEvent, useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../api/api-context';
 import { unwrap } from '../api/clients';
-import type { components } from '../api/generated/catalog';
 import { useT } from '../i18n/i18n';
 import { ErrorView, Loading } from '../shell/status';
 import { useCategoryTree } from './catalog-pages';
 import { ProductList } from './product-list';
-import { paramsFromForm, searchQueryFromParams, SORTS } from './search-params';
+import { type Facet, FACETS, facetOf, paramsFromForm, searchQueryFromParams, SORTS } from './search-params';
 
-type TreeNode = components['schemas']['getCategoryTree_response_CategoryTreeNode'];
+import type { TreeNode } from './category-path';
 
 function flatten(nodes: readonly TreeNode[], depth = 0): { id: string; label: string }[] {
   return nodes.flatMap((n) => [
     { id: n.id, label: `${'  '.repeat(depth)}${n.name}` },
     ...flatten(n.children, depth + 1),
   ]);
+}
+
+const FACET_LABEL = {
+  brand: 'search.brand',
+  storage_gb: 'search.storage',
+  ram_gb: 'search.ram',
+  color: 'search.color',
+} as const;
+
+/** A facet as a field: a list of the usual values (brand: the brands of the results so far), any other typed. */
+function FacetField({
+  facet,
+  params,
+  seen,
+}: {
+  facet: Facet;
+  params: URLSearchParams;
+  seen: readonly string[];
+}) {
+  const t = useT();
+  const values = [...new Set([...FACETS[facet], ...seen])].sort((a, b) => a.localeCompare(b, 'ru'));
+  return (
+    <label>
+      {t(FACET_LABEL[facet])}{' '}
+      <input
+        name={facet}
+        list={`facet-${facet}`}
+        defaultValue={facetOf(params, facet) ?? ''}
+        placeholder={t('search.any')}
+      />
+      <datalist id={`facet-${facet}`}>
+        {values.map((v) => (
+          <option key={v} value={v} />
+        ))}
+      </datalist>
+    </label>
+  );
 }
 
 /** Search on the catalog's MongoDB index: category subtree, price range, attributes, sort; its state is the URL. */
@@ -47,6 +83,7 @@ export function SearchPage() {
     setParams(paramsFromForm(fields));
   };
   const items = results.data?.pages.flatMap((p) => p.items) ?? [];
+  const brands = items.map((p) => p.attributes['brand']).filter((b): b is string => b !== undefined);
   return (
     <section>
       <h1>{t('search.title')}</h1>
@@ -78,9 +115,16 @@ export function SearchPage() {
           {t('search.maxPrice')}{' '}
           <input name="max_price" inputMode="decimal" defaultValue={query.max_price ?? ''} />
         </label>
-        <label>
-          {t('search.attributes')} <input name="attributes" defaultValue={query.attributes ?? ''} />
-        </label>
+        <fieldset className="facets">
+          <legend>{t('search.filters')}</legend>
+          <FacetField facet="brand" params={params} seen={brands} />
+          <FacetField facet="storage_gb" params={params} seen={[]} />
+          <FacetField facet="ram_gb" params={params} seen={[]} />
+          <FacetField facet="color" params={params} seen={[]} />
+          <label>
+            {t('search.attributes')} <input name="attributes" defaultValue={params.get('attributes') ?? ''} />
+          </label>
+        </fieldset>
         <label>
           {t('search.sort')}{' '}
           <select name="sort" defaultValue={query.sort ?? 'newest'}>

@@ -31,4 +31,16 @@ describe('search state in the URL', () => {
       'min_price=100&sort=newest',
     );
   });
+
+  it('turns the facets (brand, memory, colour) into attribute filters beside the other attributes', () => {
+    expect(
+      searchQueryFromParams(new URLSearchParams('brand=Apple&storage_gb=256&color=черный')).attributes,
+    ).toBe('brand:Apple,storage_gb:256,color:черный');
+    // a facet field wins over the same attribute typed in the free field; others stay
+    expect(
+      searchQueryFromParams(new URLSearchParams('attributes=brand:Sony,os:iOS&brand=Apple')).attributes,
+    ).toBe('brand:Apple,os:iOS');
+    // a facet value the API would misread (a comma, a colon) is left out
+    expect(searchQueryFromParams(new URLSearchParams('brand=Apple,os:x&color=a:b'))).toEqual({});
+  });
 });

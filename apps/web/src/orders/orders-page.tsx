@@ -16,7 +16,13 @@ export function OrderList({ userId }: { userId?: string }) {
         unwrap(await api.orders.GET('/orders', { params: { query: pageQuery(userId, cursor) } }))
       }
       empty={t('order.history.empty')}
-      columns={[t('order.date'), t('order.title', { id: '' }), t('order.zone'), t('order.status'), t('order.total')]}
+      columns={[
+        t('order.date'),
+        t('order.title', { id: '' }),
+        t('order.zone'),
+        t('order.status'),
+        t('order.total'),
+      ]}
       rowKey={(o) => o.id}
       row={(o) => (
         <>

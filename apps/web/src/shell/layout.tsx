@@ -2,7 +2,7 @@ import { type ReactNode } from 'react';
 import { Link, NavLink, useLocation } from 'react-router-dom';
 import { useAuth } from '../auth/auth';
 import { useCart } from '../cart/use-cart';
-import { useT } from '../i18n/i18n';
+import { useLocale, useT } from '../i18n/i18n';
 import { isZone, useZone, ZONES } from './zone';
 
 function ZonePicker() {
@@ -24,6 +24,18 @@ function ZonePicker() {
         ))}
       </select>
     </label>
+  );
+}
+
+/** Switches the interface between Russian (the default) and English; remembered across visits. */
+function LanguageSwitch() {
+  const t = useT();
+  const { locale, setLocale } = useLocale();
+  const other = locale === 'ru' ? 'en' : 'ru';
+  return (
+    <button type="button" className="lang" lang={other} onClick={() => setLocale(other)}>
+      {t('lang.other')}
+    </button>
   );
 }
 
@@ -81,6 +93,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {auth.hasRole('operator') && <NavLink to="/staff/kafka">{t('nav.staff.kafka')}</NavLink>}
         </nav>
         <ZonePicker />
+        <LanguageSwitch />
         <Account />
       </header>
       <main>{children}</main>
