@@ -46,7 +46,7 @@ describe('product cards', () => {
     expect(within(cards[0] as HTMLElement).getByText('12,990.00 ₽').tagName).toBe('S');
     expect(within(cards[0] as HTMLElement).getByText('−23%')).toBeTruthy();
     const add = (n: number) =>
-      within(cards[n] as HTMLElement).getByRole('button', { name: `Add Телефон ${n + 1} to cart` });
+      within(cards[n] as HTMLElement).getByRole('button', { name: `Add to cart Телефон ${n + 1}` });
     expect((add(0) as HTMLButtonElement).disabled).toBe(false);
     expect((add(2) as HTMLButtonElement).disabled).toBe(true);
     const asked = calls.filter((c) => c.url.pathname === '/availability');

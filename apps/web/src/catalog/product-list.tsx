@@ -48,11 +48,12 @@ function ProductCard({ product: p, available }: { product: ListedProduct; availa
       <button
         type="button"
         className="primary"
-        aria-label={t('product.addToCartNamed', { name: p.name })}
         disabled={add.isPending || !available}
         onClick={() => add.mutate({ productId: p.id, qty: 1 })}
       >
-        {add.isSuccess ? t('product.added') : t('product.addToCart')}
+        {add.isSuccess ? t('product.added') : t('product.addToCart')}{' '}
+        {/* the visible words first, then which product: a screen reader hears both, voice control matches the label */}
+        <span className="visually-hidden">{p.name}</span>
       </button>
     </li>
   );
