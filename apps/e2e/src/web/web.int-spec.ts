@@ -11,6 +11,13 @@ import { WebServer } from './web-server';
 
 /** Debian's chromium (apt-get install chromium; .ci/run installs it): Playwright's own browser download is not used. */
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+/** `WEB_SCREENSHOTS=1`: the pages this suite walks are also the README's pictures (docs/web/*.png). */
+const DOCS_WEB = process.env['WEB_SCREENSHOTS'] === '1' ? join(__dirname, '../../../../docs/web') : undefined;
+/** Roubles as the Russian storefront shows them (Intl ru-RU, as the app formats them). */
+const rub = (amount: number): string =>
+  new Intl.NumberFormat('ru-RU', { style: 'currency', currency: 'RUB', minimumFractionDigits: 2 }).format(
+    amount,
+  );
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,6 +37,7 @@ async function freePort(): Promise<number> {
  * out and watches the order's saga reach CONFIRMED on the timeline.
  */
 describe('web app in a browser (storefront → Keycloak sign-in → merge → checkout → saga timeline)', () => {
+  // a shopper's walk is in Russian (the default); the staff pages are read in English (the switch)
   let stack: Stack;
   let web: WebServer;
   let browser: Browser;
@@ -37,8 +45,13 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
   const pages: Page[] = [];
   let orderId = '';
   let productId = '';
+  let slug = '';
   let disallowOrigin: (() => Promise<void>) | undefined;
   const PRICE = '59990.00';
+  const NEIGHBOURS: readonly [string, string, number, { list: string; retail: string } | undefined][] = [
+    ['Apple iPhone 15 128 ГБ белый', '79990.00', 40, { list: '89990.00', retail: '79990.00' }],
+    ['Google Pixel 8 128 ГБ белый', '54990.00', 0, undefined],
+  ];
 
   beforeAll(async () => {
     const port = await freePort();
@@ -67,7 +80,7 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     await web.start();
 
     // a phone in the catalog (as carol), known to carts and the projector, with 5 in MSK (as stan)
-    const slug = `web-${stack.run.replace(/_/g, '-')}`.slice(0, 60);
+    slug = `web-${stack.run.replace(/_/g, '-')}`.slice(0, 60);
     const cat = await stack.http('catalog', 'POST', '/categories', {
       name: 'Смартфоны web',
       slug,
@@ -82,6 +95,29 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     });
     expect(p.status).toBe(201);
     productId = p.body['id'] as string;
+    // neighbours on the shelf: one in stock (with a list price), one never stocked
+    for (const [name, price, stock, pricing] of NEIGHBOURS) {
+      const n = await stack.http('catalog', 'POST', '/products', {
+        name,
+        category_id: cat.body['id'],
+        price,
+        attributes: { brand: name.split(' ')[0] ?? '', color: 'белый' },
+        ...(pricing ? { pricing } : {}),
+      });
+      expect(n.status).toBe(201);
+      if (stock > 0)
+        expect(
+          (
+            await stack.http(
+              'inventory',
+              'POST',
+              `/stock/${n.body['id'] as string}/MSK/restock`,
+              { qty: stock, reason: 'delivery' },
+              { 'idempotency-key': `web-${n.body['id'] as string}` },
+            )
+          ).status,
+        ).toBeLessThan(300);
+    }
     expect(await stack.relayCatalog()).toBeGreaterThanOrEqual(1);
     await waitFor(
       async () => (await stack.http('catalog', 'GET', `/products/${productId}/card`)).status === 200,
@@ -118,12 +154,17 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     );
 
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-    page = await newPage('customer');
+    page = await newPage('customer', 'ru');
   }, 300_000);
 
-  /** A page in its own browser context (its own storage: another person); console and failures logged beside the services' logs. */
-  async function newPage(who: string): Promise<Page> {
-    const p = await (await browser.newContext()).newPage();
+  /**
+   * A page in its own browser context (its own storage: another person); console and failures logged
+   * beside the services' logs. Shoppers read Russian (the default), staff English (the switch, remembered).
+   */
+  async function newPage(who: string, locale: 'ru' | 'en' = 'en'): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    if (locale === 'en') await context.addInitScript({ content: "localStorage.setItem('mw.locale', 'en')" });
+    const p = await context.newPage();
     p.setDefaultTimeout(30_000);
     const log = createWriteStream(join(stack.logDir, `browser-${who}.log`), { flags: 'a' });
     p.on('console', (m) => log.write(`${m.type()}: ${m.text()}\n`));
@@ -143,6 +184,17 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     await p.locator('#password').fill(password);
     await p.locator('#kc-login').click();
     await p.getByText(`Signed in as ${username}`).waitFor();
+  }
+
+  /** A picture of the page: docs/web/<name>.png with WEB_SCREENSHOTS=1, else beside the logs. */
+  async function shot(p: Page, name: string): Promise<void> {
+    await p.screenshot({ path: join(DOCS_WEB ?? stack.logDir, `${name}.png`), fullPage: false });
+  }
+
+  /** A product's card in the category grid (a fresh visit: availability is read again). */
+  async function cardIn(p: Page, name: string) {
+    await p.goto(`${web.url}/c/${slug}`);
+    return p.getByTestId('product-card').filter({ has: p.getByRole('link', { name }) });
   }
 
   /** axe-core's serious and critical violations on the page as it is now (id and the elements at fault). */
@@ -185,27 +237,58 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
   it('a guest buys a phone, signs in with Keycloak, the cart merges, checkout reaches CONFIRMED on the timeline', async () => {
     const customer = stack.customers[0] as TestUser;
 
-    // guest: the product card with the server's price and MSK availability, into the cart
-    await page.goto(`${web.url}/p/${productId}`);
+    // guest, in Russian: the catalog's tiles, then the category as a grid of cards with availability in MSK
+    await page.goto(web.url);
+    await page.getByRole('heading', { name: 'Категории' }).waitFor();
+    await page.getByRole('button', { name: 'English' }).waitFor();
+    await shot(page, 'catalog');
+    const card = await cardIn(page, 'Смартфон Веб 128 ГБ');
+    await card.getByTestId('card-availability').getByText('Осталось 5 шт.').waitFor();
+    await card.getByText(rub(59990)).waitFor();
+    const [iphone, pixel] = NEIGHBOURS.map(([name]) =>
+      page.getByTestId('product-card').filter({ has: page.getByRole('link', { name }) }),
+    ) as [ReturnType<Page['getByTestId']>, ReturnType<Page['getByTestId']>];
+    await iphone.getByTestId('card-availability').getByText('В наличии').waitFor();
+    await iphone.getByText(/^−\d+%$/).waitFor();
+    await pixel.getByTestId('card-availability').getByText('Нет в наличии').waitFor();
+    expect(
+      await pixel.getByRole('button', { name: 'В корзину Google Pixel 8 128 ГБ белый' }).isDisabled(),
+    ).toBe(true);
+    await shot(page, 'category');
+
+    // the product page: breadcrumbs, price, attributes, availability per region; into the cart
+    await card.getByRole('link', { name: 'Смартфон Веб 128 ГБ' }).click();
     await page.getByRole('heading', { name: 'Смартфон Веб 128 ГБ' }).waitFor();
-    await page.getByText('59,990.00 ₽').first().waitFor();
-    await page.getByTestId('availability').getByText('5 in stock').waitFor();
-    await page.getByRole('button', { name: 'Add to cart' }).click();
-    await page.getByText('Added to your cart').waitFor();
-    await page.getByRole('link', { name: 'Cart (1)' }).click();
-    await page.getByTestId('cart-total').getByText('59,990.00 ₽').waitFor();
+    await page
+      .getByRole('navigation', { name: 'Навигационная цепочка' })
+      .getByRole('link', { name: 'Смартфоны web' })
+      .waitFor();
+    await page.getByText(rub(59990)).first().waitFor();
+    await page.getByRole('row', { name: 'Цвет черный' }).waitFor();
+    await page.getByTestId('availability').getByText('В наличии: 5 шт.').waitFor();
+    await page
+      .getByTestId('zones')
+      .getByRole('row', { name: /Москва/ })
+      .getByText('Осталось 5 шт. (5)')
+      .waitFor();
+    await shot(page, 'product');
+    await page.getByRole('button', { name: 'В корзину', exact: true }).click();
+    await page.getByText('Добавлено в корзину').waitFor();
+    await page.getByRole('link', { name: 'Корзина (1)' }).click();
+    await page.getByTestId('cart-total').getByText(rub(59990)).waitFor();
 
     // sign in on Keycloak's login page (code + PKCE), back to the cart: the guest line is in the user's cart now
-    await page.getByRole('button', { name: 'Sign in to check out' }).click();
+    await page.getByRole('button', { name: 'Войдите, чтобы оформить заказ' }).click();
     await page.waitForURL(/\/realms\/mobile-world\/protocol\/openid-connect\/auth/);
     await page.locator('#username').fill(customer.username);
     await page.locator('#password').fill(customer.password);
     await page.locator('#kc-login').click();
     await page.waitForURL(`${web.url}/cart`); // back where the guest was
-    await page.getByText('Your guest cart was merged into your cart (1 merged).').waitFor();
-    await page.getByText(`Signed in as ${customer.username}`).waitFor();
+    await page.getByText('Корзина гостя объединена с вашей (объединено: 1).').waitFor();
+    await page.getByText(`Вы вошли как ${customer.username}`).waitFor();
     await page.getByTestId('cart-line').getByText('Смартфон Веб 128 ГБ').waitFor();
-    await page.getByTestId('cart-total').getByText('59,990.00 ₽').waitFor();
+    await page.getByTestId('cart-total').getByText(rub(59990)).waitFor();
+    await shot(page, 'cart');
 
     // the merge happened in the carts service: the user's cart holds the guest's line
     const carts = await stack.http<{ cart_ids: string[] }>('carts', 'GET', '/carts', undefined, {}, customer);
@@ -221,7 +304,7 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     expect(userCart.body.items[productId]?.qty).toBe(1);
 
     // checkout: the order page follows the saga to CONFIRMED, each step on the timeline
-    await page.getByRole('button', { name: 'Check out' }).click();
+    await page.getByRole('button', { name: 'Оформить заказ' }).click();
     await page.waitForURL(/\/orders\/[0-9a-f]{24}\?new=1$/);
     orderId = /\/orders\/([0-9a-f]{24})/.exec(page.url())?.[1] ?? '';
     await page
@@ -232,6 +315,7 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     for (const step of ['AWAITING_PAYMENT', 'COMMITTING', 'CONFIRMED'])
       await timeline.getByText(step, { exact: true }).first().waitFor();
     await timeline.getByText('StockCommitted').waitFor();
+    await shot(page, 'order-timeline');
 
     // the page's order is the user's order in the orders service
     const order = await stack.http<{ user_id: string; state: string; totals: { total: string } }>(
@@ -246,6 +330,15 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     expect(order.body.user_id).toBe(customer.id);
     expect(order.body.state).toBe('CONFIRMED');
     expect(order.body.totals.total).toBe(PRICE);
+
+    // the sale shows on the card: one unit fewer in MSK
+    const after = await cardIn(page, 'Смартфон Веб 128 ГБ');
+    await after.getByTestId('card-availability').getByText('Осталось 4 шт.').waitFor();
+    await page.getByRole('link', { name: 'Мои заказы' }).click();
+    await page.locator('table tbody tr').first().waitFor();
+    await shot(page, 'orders');
+    await page.goto(`${web.url}/orders/${orderId}`);
+    await page.getByTestId('order-state').getByText('CONFIRMED', { exact: true }).waitFor();
   }, 180_000);
 
   it('another customer opening that order URL gets the not-found page', async () => {
@@ -260,7 +353,7 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
 
   it('the customer cancels the confirmed order: the timeline shows the refund and the stock coming back', async () => {
     const before = await availableMsk();
-    await page.getByRole('button', { name: 'Cancel order' }).click();
+    await page.getByRole('button', { name: 'Отменить заказ' }).click();
     await page
       .getByTestId('order-state')
       .getByText('CANCELLED', { exact: true })
@@ -268,12 +361,12 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
     await page.getByTestId('order-reason').getByText('CANCELLED_BY_USER').waitFor();
     await page
       .getByTestId('payment')
-      .getByText(/refunded/)
+      .getByText(/возвращена/)
       .waitFor({ timeout: 60_000 });
     await page.getByTestId('stock-return').getByText('returned').waitFor({ timeout: 60_000 });
     await page
       .getByTestId('timeline')
-      .getByText(/by customer/)
+      .getByText(/кто: customer/)
       .first()
       .waitFor();
     expect(await availableMsk()).toBe(before + 1);
@@ -309,6 +402,7 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
       .getByTestId('available-MSK')
       .getByText(String(before + 10), { exact: true })
       .waitFor();
+    await shot(p, 'staff-stock');
     // a customer-facing page, anonymous
     const shopper = await newPage('shopper');
     await shopper.goto(`${web.url}/p/${productId}`);
@@ -374,6 +468,7 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
       })()`),
     ).toBe(true);
     await p.getByRole('img', { name: 'Average basket by day (30 days)' }).waitFor();
+    await shot(p, 'staff-operations');
 
     await p.getByRole('link', { name: 'Kafka' }).click();
     await p.getByRole('heading', { name: `${stack.topics.commands}.dlq` }).waitFor();
@@ -397,22 +492,32 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
   }, 180_000);
 
   it('no page has a serious or critical accessibility violation (axe-core)', async () => {
-    const slug = `web-${stack.run.replace(/_/g, '-')}`.slice(0, 60);
     const found: string[] = [];
     const check = async (p: Page, path: string, ready: (p: Page) => Promise<void>): Promise<void> => {
       await p.goto(`${web.url}${path}`);
       await ready(p);
       for (const v of await accessibilityViolations(p)) found.push(`${path}: ${v}`);
     };
-    const shopper = await newPage('axe-guest');
-    await check(shopper, '/', (p) => p.getByRole('heading', { name: 'Categories' }).waitFor());
-    await check(shopper, `/c/${slug}`, (p) => p.getByRole('link', { name: 'Смартфон Веб 128 ГБ' }).waitFor());
-    await check(shopper, '/search?sort=price_desc', (p) => p.locator('ul.products li').first().waitFor());
+    const shopper = await newPage('axe-guest', 'ru');
+    await check(shopper, '/', (p) => p.getByRole('heading', { name: 'Категории' }).waitFor());
+    await check(shopper, `/c/${slug}`, (p) => p.getByTestId('card-availability').first().waitFor());
+    // facets in the URL: the brand field shows what the link asks, and only that brand's products come
+    await check(shopper, '/search?brand=Apple&sort=price_desc', (p) =>
+      p.getByTestId('card-availability').first().waitFor(),
+    );
+    expect(await shopper.getByLabel('Бренд').inputValue()).toBe('Apple');
+    expect(await shopper.getByTestId('product-card').allTextContents()).toEqual([
+      expect.stringContaining('Apple iPhone 15'),
+    ]);
+    await shot(shopper, 'search');
     await check(shopper, `/p/${productId}`, (p) => p.getByTestId('availability').waitFor());
-    await shopper.getByRole('button', { name: 'Add to cart' }).click();
-    await shopper.getByText('Added to your cart').waitFor();
+    await shopper.getByRole('button', { name: 'В корзину', exact: true }).click();
+    await shopper.getByText('Добавлено в корзину').waitFor();
     await check(shopper, '/cart', (p) => p.getByTestId('cart-total').waitFor());
-    await check(shopper, '/no-such-page', (p) => p.getByRole('heading', { name: 'Not found' }).waitFor());
+    await check(shopper, '/no-such-page', (p) => p.getByRole('heading', { name: 'Не найдено' }).waitFor());
+    // the same storefront in English after the switch
+    await shopper.getByRole('button', { name: 'English' }).click();
+    await check(shopper, `/c/${slug}`, (p) => p.getByText('In stock').first().waitFor());
     await check(page, `/orders/${orderId}`, (p) => p.getByTestId('timeline').waitFor());
     await check(page, '/orders', (p) => p.locator('table tbody tr').first().waitFor());
     await check(page, '/activity', (p) => p.locator('table tbody tr').first().waitFor());
