@@ -9,7 +9,10 @@ const b = '5eed00000000000000000002';
 
 describe('availability of a page of products (GET /availability)', () => {
   it('parses the ids once each, in the order given', () => {
-    expect(AvailabilityQuery.parse({ zone: 'MSK', product_ids: `${b},${a},${b}` })).toEqual({ zone: 'MSK', product_ids: [b, a] });
+    expect(AvailabilityQuery.parse({ zone: 'MSK', product_ids: `${b},${a},${b}` })).toEqual({
+      zone: 'MSK',
+      product_ids: [b, a],
+    });
   });
 
   it.each(['', ',', `${a},`, a.toUpperCase(), `${a} ${b}`, Array.from({ length: 101 }, () => a).join(',')])(
@@ -29,7 +32,12 @@ describe('availability of a page of products (GET /availability)', () => {
         return [{ product_id: b, available: 4 }];
       },
     } as unknown as StockRepository;
-    const service = new StockService(repo, {} as OutboxNudge, { ZONES: ['MSK'], INVENTORY_LOW_STOCK_THRESHOLD: 5 }, pino({ level: 'silent' }));
+    const service = new StockService(
+      repo,
+      {} as OutboxNudge,
+      { ZONES: ['MSK'], INVENTORY_LOW_STOCK_THRESHOLD: 5 },
+      pino({ level: 'silent' }),
+    );
     expect(await service.availability('MSK', [a, b])).toEqual({
       zone: 'MSK',
       items: [
