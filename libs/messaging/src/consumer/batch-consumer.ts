@@ -25,6 +25,10 @@ export interface BatchConsumerOptions {
   readonly onStatus?: (status: ConsumerStatus) => void;
 }
 
+/** The pause before a consumer that crashed for good is replaced: doubling from the first to the cap while it keeps crashing. */
+const RELAUNCH_FIRST_MS = 1000;
+const RELAUNCH_MAX_MS = 30_000;
+
 /** The consumer settings every service's config carries (libs/platform's base config, ADR 0004). */
 export interface ServiceConsumerConfig {
   readonly KAFKA_GROUP_ID: string;
@@ -65,10 +69,21 @@ export type ChunkHandler = (records: readonly InboundRecord[]) => Promise<void>;
  * between redelivers the chunk (the handler's steps must be idempotent). A chunk is not started
  * once the consumer stops or the group has rebalanced. Readiness (a health check named after the
  * consumer, when a registry is given) follows the group: joined → ready; crash or stop → not ready.
+ *
+ * kafkajs restarts a consumer only after a retriable failure. One it calls non-retriable — seen when
+ * a broker restarts mid-handshake ("SASL SCRAM SHA512 authentication failed: Closed connection") —
+ * would leave the service consuming nothing until its process is replaced; so a consumer that
+ * crashed for good is replaced by a new one in the same group after a pause (1 s, doubling to 30 s
+ * while it keeps crashing, back to 1 s once a group is joined).
  */
 export class BatchConsumer {
   private consumer: Consumer | undefined;
   private state: ConsumerStatus = 'starting';
+  private stopping = false;
+  private relaunchDelayMs = RELAUNCH_FIRST_MS;
+  private relaunchTimer: NodeJS.Timeout | undefined;
+  /** New consumers made after a crash for good (a metric for tests and operators). */
+  relaunches = 0;
 
   constructor(
     private readonly kafka: Kafka,
@@ -87,10 +102,29 @@ export class BatchConsumer {
     const before = this.state;
     this.state = nextStatus(this.state, s);
     this.options.onStatus?.(this.state);
-    if (before !== this.state) this.logger.info({ consumer: this.options.name, from: before, to: this.state }, 'consumer status');
+    if (before !== this.state)
+      this.logger.info({ consumer: this.options.name, from: before, to: this.state }, 'consumer status');
   }
 
   async start(): Promise<void> {
+    const o = this.options;
+    this.stopping = false;
+    o.onStatus?.(this.state);
+    this.health?.register({
+      name: o.name,
+      check: async () => {
+        if (!isReady(this.state)) throw new Error(`consumer ${this.state}`);
+      },
+    });
+    await this.launch();
+    this.logger.info(
+      { consumer: o.name, topics: o.topics, group: o.groupId, batch_max: o.batchMax },
+      'consuming in batches',
+    );
+  }
+
+  /** A kafkajs consumer in the group, subscribed and running. */
+  private async launch(): Promise<void> {
     const o = this.options;
     const consumer = this.kafka.consumer({
       groupId: o.groupId,
@@ -100,21 +134,23 @@ export class BatchConsumer {
       ...(o.fetch ? { minBytes: o.fetch.minBytes, maxWaitTimeInMs: o.fetch.maxWaitMs } : {}),
     });
     this.consumer = consumer;
-    o.onStatus?.(this.state);
-    consumer.on(consumer.events.GROUP_JOIN, () => this.signal({ kind: 'joined' }));
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.relaunchDelayMs = RELAUNCH_FIRST_MS;
+      this.signal({ kind: 'joined' });
+    });
     consumer.on(consumer.events.STOP, () => this.signal({ kind: 'stopped' }));
     consumer.on(consumer.events.CRASH, (e) => {
       this.logger.error(
-        { consumer: o.name, err: e.payload.error.message, error_name: e.payload.error.name, restart: e.payload.restart },
+        {
+          consumer: o.name,
+          err: e.payload.error.message,
+          error_name: e.payload.error.name,
+          restart: e.payload.restart,
+        },
         'consumer crashed',
       );
       this.signal({ kind: 'crashed', restart: e.payload.restart });
-    });
-    this.health?.register({
-      name: o.name,
-      check: async () => {
-        if (!isReady(this.state)) throw new Error(`consumer ${this.state}`);
-      },
+      if (!e.payload.restart) this.relaunchLater(consumer);
     });
     await consumer.connect();
     await consumer.subscribe({ topics: [...o.topics], fromBeginning: o.fromBeginning });
@@ -123,10 +159,47 @@ export class BatchConsumer {
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.consume(payload),
     });
-    this.logger.info({ consumer: o.name, topics: o.topics, group: o.groupId, batch_max: o.batchMax }, 'consuming in batches');
   }
 
-  private async consume({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
+  /** Replaces a consumer that crashed for good with a new one, after a pause; again if that one cannot start. */
+  private relaunchLater(dead: Consumer): void {
+    if (this.stopping || this.relaunchTimer) return;
+    const delay = this.relaunchDelayMs;
+    this.relaunchDelayMs = Math.min(RELAUNCH_MAX_MS, delay * 2);
+    this.logger.warn(
+      { consumer: this.options.name, in_ms: delay },
+      'consumer crashed for good; a new one joins the group after a pause',
+    );
+    this.relaunchTimer = setTimeout(() => {
+      this.relaunchTimer = undefined;
+      void this.relaunch(dead);
+    }, delay);
+  }
+
+  private async relaunch(dead: Consumer): Promise<void> {
+    await dead.disconnect().catch(() => undefined);
+    if (this.stopping) return;
+    this.relaunches++;
+    this.signal({ kind: 'relaunching' });
+    try {
+      await this.launch();
+    } catch (e) {
+      this.logger.error(
+        { consumer: this.options.name, err: (e as Error).message },
+        'a new consumer could not start; trying again',
+      );
+      if (this.consumer) this.relaunchLater(this.consumer);
+    }
+  }
+
+  private async consume({
+    batch,
+    resolveOffset,
+    heartbeat,
+    commitOffsetsIfNecessary,
+    isRunning,
+    isStale,
+  }: EachBatchPayload): Promise<void> {
     const max = this.options.batchMax;
     for (let from = 0; from < batch.messages.length; from += max) {
       if (!isRunning() || isStale()) return;
@@ -137,12 +210,20 @@ export class BatchConsumer {
       // committed now, not when the whole fetched batch is done (kafkajs' default): a later chunk
       // that fails or dies does not send this one again
       await commitOffsetsIfNecessary({
-        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }],
+        topics: [
+          {
+            topic: batch.topic,
+            partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }],
+          },
+        ],
       });
     }
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.relaunchTimer);
+    this.relaunchTimer = undefined;
     await this.consumer?.disconnect();
   }
 }

@@ -24,6 +24,16 @@ describe('projector consumer status', () => {
     );
   });
 
+  it('a consumer relaunched after a crash for good is restarting, then ready once its group joins', () => {
+    const dead: ConsumerSignal[] = [
+      { kind: 'joined' },
+      { kind: 'crashed', restart: false },
+      { kind: 'stopped' },
+    ];
+    expect(run([...dead, { kind: 'relaunching' }])).toBe('restarting');
+    expect(run([...dead, { kind: 'relaunching' }, { kind: 'joined' }])).toBe('running');
+  });
+
   it('a stopped consumer is not ready', () => {
     expect(isReady(run([{ kind: 'joined' }, { kind: 'stopped' }]))).toBe(false);
   });

@@ -9,7 +9,9 @@ export type ConsumerStatus = 'starting' | 'running' | 'restarting' | 'crashed' |
 export type ConsumerSignal =
   | { readonly kind: 'joined' }
   | { readonly kind: 'crashed'; readonly restart: boolean }
-  | { readonly kind: 'stopped' };
+  | { readonly kind: 'stopped' }
+  /** A new consumer replaces one that crashed for good (BatchConsumer relaunches it). */
+  | { readonly kind: 'relaunching' };
 
 export function nextStatus(status: ConsumerStatus, signal: ConsumerSignal): ConsumerStatus {
   switch (signal.kind) {
@@ -21,6 +23,8 @@ export function nextStatus(status: ConsumerStatus, signal: ConsumerSignal): Cons
     case 'stopped':
       // kafkajs stops the consumer before it reports the crash; keep the crash when it came first.
       return status === 'crashed' || status === 'restarting' ? status : 'stopped';
+    case 'relaunching':
+      return 'restarting';
   }
 }
 
