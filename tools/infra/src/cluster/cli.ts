@@ -1,5 +1,5 @@
 /**
- * `npm run cluster -- <command>` — the cluster topology (ADR 0061), beside and independent of the
+ * `npm run cluster -- <command>` — the cluster topology (ADR 0062), beside and independent of the
  * single node of `npm run infra:*` (other ports, other addresses, .infra/cluster). Needs root.
  */
 import { formatError, InfraError } from '../errors';

@@ -1,5 +1,5 @@
 /**
- * `npm run cluster -- up|down|status|env|cut <host>|heal <host>`: the cluster topology (ADR 0061).
+ * `npm run cluster -- up|down|status|env|cut <host>|heal <host>`: the cluster topology (ADR 0062).
  * Processes are managed like the single node's (pid files under .infra/cluster/<host>, process
  * groups, SIGTERM then SIGKILL), each started with `ip netns exec` in its own namespace.
  */

@@ -87,3 +87,25 @@ export function inNamespace(
 ): { command: string; args: string[] } {
   return { command: 'ip', args: ['netns', 'exec', host.namespace, command, ...args] };
 }
+
+/**
+ * Which of `targets` (address:port) accept a TCP connection from inside `from`'s namespace, each
+ * tried for at most `timeoutSeconds` (bash's /dev/tcp: one process per probe round, no client library).
+ */
+export function reachableFrom(
+  from: ClusterHost,
+  targets: readonly string[],
+  timeoutSeconds = 2,
+): Set<string> {
+  const script = targets
+    .map((t) => {
+      const [address, port] = t.split(':');
+      return `timeout ${timeoutSeconds} bash -c 'exec 3<>/dev/tcp/${address}/${port}' 2>/dev/null && echo ${t}`;
+    })
+    .join('\n');
+  const res = spawnSync('ip', ['netns', 'exec', from.namespace, 'bash', '-c', script], {
+    encoding: 'utf8',
+    timeout: (timeoutSeconds + 1) * 1000 * Math.max(1, targets.length),
+  });
+  return new Set((res.stdout ?? '').split('\n').filter(Boolean));
+}

@@ -1,5 +1,5 @@
 /**
- * The cluster topology (ADR 0061): every server of the local infrastructure on a host of its own —
+ * The cluster topology (ADR 0062): every server of the local infrastructure on a host of its own —
  * a Linux network namespace with one veth pair to a bridge the tooling creates — so that a
  * partition is a real one: `ip link set <host> down` cuts that host off from every other
  * (its process keeps running), `up` heals it.
