@@ -78,14 +78,7 @@ export interface InfraConfig {
   readonly zipkinHeap: string;
 }
 
-const ALL_SERVERS: readonly ServerName[] = [
-  'kafka',
-  'cassandra',
-  'mongodb',
-  'keycloak',
-  'prometheus',
-  'zipkin',
-];
+const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus', 'zipkin'];
 
 /** `INFRA_EXTERNAL=cassandra,mongodb,...`: a bad name is an error naming the variable. */
 export function parseExternalServers(env: NodeJS.ProcessEnv): ServerName[] {

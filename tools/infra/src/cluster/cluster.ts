@@ -4,7 +4,6 @@
  * groups, SIGTERM then SIGKILL), each started with `ip netns exec` in its own namespace.
  */
 import { Client } from 'cassandra-driver';
-import { Kafka, logLevel } from 'kafkajs';
 import { MongoServerError } from 'mongodb';
 import { InfraError, errorMessage } from '../errors';
 import {
@@ -17,13 +16,8 @@ import {
   isPortOpen,
   tailFile,
 } from '../process';
-import { describeCluster, warmGroupCoordinator } from '../servers/kafka';
-import {
-  KAFKA_ADMIN_PRINCIPAL,
-  kafkaCredentialEnv,
-  kafkaSasl,
-  provisionKafka,
-} from '../servers/kafka-security';
+import { adminKafka, describeCluster, warmGroupCoordinator } from '../servers/kafka';
+import { kafkaCredentialEnv, provisionKafka } from '../servers/kafka-security';
 import {
   ELECTION_TIMEOUT_MS,
   MONGOD_REPLICA_SET,
@@ -111,14 +105,10 @@ async function kafkaReady(cfg: ClusterConfig, hosts: readonly ClusterHost[], log
     },
   );
   await retryUntil(() => warmGroupCoordinator(brokers), 120_000, { intervalMs: 1000 });
-  const kafka = new Kafka({
-    clientId: 'infra-cluster',
-    brokers,
-    sasl: kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 8, initialRetryTime: 300 },
-  });
-  const { added, removed } = await provisionKafka(kafka, CLUSTER_TOPIC_POLICY);
+  const { added, removed } = await provisionKafka(
+    adminKafka(brokers, 'infra-cluster', 8),
+    CLUSTER_TOPIC_POLICY,
+  );
   log(
     'kafka',
     `3 brokers; registry topics RF ${CLUSTER_TOPIC_POLICY.replicationFactor}, min ISR ${CLUSTER_TOPIC_POLICY.minInsyncReplicas}; ACLs ${added} added, ${removed} removed`,

@@ -285,6 +285,17 @@ export function runStorageFormat(ctx: InfraContext, layout: KafkaLayout, cluster
   });
 }
 
+/** A client of the `admin` principal (topics, ACLs) retrying `retries` times from 300 ms. */
+export function adminKafka(brokers: string[], clientId: string, retries: number): Kafka {
+  return new Kafka({
+    clientId,
+    brokers,
+    sasl: kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
+    logLevel: logLevel.NOTHING,
+    retry: { retries, initialRetryTime: 300 },
+  });
+}
+
 export function createKafkaServer(cfg: InfraConfig): LocalServer {
   const host = cfg.host;
   const port = cfg.ports.kafka;
@@ -371,14 +382,7 @@ export function createKafkaServer(cfg: InfraConfig): LocalServer {
 
     /** After every start and on every `up` of a running broker: registry topics and the ACL table (idempotent). */
     async reconcile(ctx) {
-      const kafka = new Kafka({
-        clientId: 'infra-cli',
-        brokers,
-        sasl: kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 5, initialRetryTime: 300 },
-      });
-      const { added, removed } = await provisionKafka(kafka);
+      const { added, removed } = await provisionKafka(adminKafka(brokers, 'infra-cli', 5));
       if (added + removed > 0) ctx.log(`ACLs: ${added} binding(s) added, ${removed} removed`);
     },
 
