@@ -43,6 +43,7 @@ describe('inventory API edge', () => {
   const callers: readonly Caller[] = [...(Object.keys(DEMO_USERS) as DemoUser[]), 'service'];
   const operations: readonly Operation[] = [
     operation('productStock', `/stock/${product}`, 'anyone'),
+    operation('availability', `/availability?zone=MSK&product_ids=${product}`, 'anyone'),
     operation('restock', `/stock/${product}/MSK/restock`, ['stan'], { qty: 1, reason: 'delivery' }, restockKey),
     operation('setStock', `/stock/${product}/SPB`, ['stan'], { available: 5, reason: 'stock-take' }, () => ifMatch(0)),
     operation('zoneStock', `/stock/${product}/MSK`, ['stan', 'otto', 'service']),
