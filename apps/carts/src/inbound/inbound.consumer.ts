@@ -66,14 +66,14 @@ export class InboundConsumer implements OnApplicationBootstrap, OnApplicationShu
       await this.runner.runBatch(
         'inventory.events.v1',
         recordsOfTypes(records, FOLLOWED_INVENTORY_EVENTS),
-        (events) => this.products.onInventoryEvents(events),
+        (events, ctx) => this.products.onInventoryEvents(events, (index, fn) => ctx.within(index, fn)),
         (e) => this.products.onInventoryEvent(e),
       );
     } else if (topic === this.topics.products) {
       await this.runner.runBatch(
         'catalog.products.v1',
         records,
-        (events) => this.products.onCatalogEvents(events),
+        (events, ctx) => this.products.onCatalogEvents(events, (index, fn) => ctx.within(index, fn)),
         (e) => this.products.onCatalogEvent(e),
       );
     } else if (topic === this.topics.orders) {

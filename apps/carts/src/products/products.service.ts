@@ -5,6 +5,9 @@ import { LOGGER } from '@mw/platform';
 import { latestLevels, productWriteFor, type StockLevel } from './product';
 import { ProductsRepository } from './products.repository';
 
+/** Runs the work of a batch's `index`-th event in its trace (the consumer runner's `BatchContext.within`). */
+type InTraceOf = (index: number, fn: () => Promise<void>) => Promise<void>;
+
 /** Keeps the carts' price and availability tables from catalog and inventory events. */
 @Injectable()
 export class ProductsService {
@@ -27,14 +30,16 @@ export class ProductsService {
    * order-independent (an older event is shadowed by a newer one's timestamp), so a batch needs no
    * order among them.
    */
-  async onCatalogEvents(events: readonly EnvelopeOf<'catalog.products.v1'>[]): Promise<void> {
-    await Promise.all(events.map((e) => this.repo.apply(productWriteFor(e))));
+  async onCatalogEvents(events: readonly EnvelopeOf<'catalog.products.v1'>[], within: InTraceOf): Promise<void> {
+    await Promise.all(events.map((e, index) => within(index, () => this.repo.apply(productWriteFor(e)))));
   }
 
   /** A batch of inventory events: the newest level per (product, zone), written at once; the saga's replies are ignored. */
-  async onInventoryEvents(events: readonly EnvelopeOf<'inventory.events.v1'>[]): Promise<void> {
-    const levels = events.flatMap((e): StockLevel[] => (e.type === 'StockLevelChanged' ? [e.payload] : []));
-    await Promise.all(latestLevels(levels).map((l) => this.repo.applyStock(l)));
+  async onInventoryEvents(events: readonly EnvelopeOf<'inventory.events.v1'>[], within: InTraceOf): Promise<void> {
+    const indexOf = new Map<StockLevel, number>();
+    for (const [index, e] of events.entries()) if (e.type === 'StockLevelChanged') indexOf.set(e.payload, index);
+    // each write in the trace of the event it comes from
+    await Promise.all(latestLevels([...indexOf.keys()]).map((l) => within(indexOf.get(l) ?? 0, () => this.repo.applyStock(l))));
   }
 
   async onInventoryEvent(e: EnvelopeOf<'inventory.events.v1'>): Promise<void> {
