@@ -1,4 +1,6 @@
 import {
+  Acknowledgement,
+  acknowledgedOf,
   checkSnapshot,
   CheckOptions,
   LedgerRow,
@@ -46,6 +48,7 @@ interface World extends Snapshot {
 interface Run {
   world: World;
   opts: CheckOptions & {
+    acknowledged: Acknowledgement[];
     accepted: AcceptedCheckout[];
     poisoned: Map<string, number>;
     unexpectedExits: string[];
@@ -220,9 +223,56 @@ function run(
   });
   return {
     world: w,
-    opts: { accepted, poisoned: new Map([['commands', 1]]), terminalBudgetMs: 60_000, unexpectedExits: [] },
+    opts: {
+      accepted,
+      poisoned: new Map([['commands', 1]]),
+      terminalBudgetMs: 60_000,
+      unexpectedExits: [],
+      acknowledged: acknowledgementsOf(w),
+    },
   };
 }
+
+const TOPICS = { orders: 'orders', events: 'events' };
+
+/**
+ * What a consistent run told its clients and consumers: the events each order's life published
+ * (one envelope each), the after-order actions answered 2xx — through the run's own acknowledgedOf.
+ */
+function acknowledgementsOf(w: World): Acknowledgement[] {
+  const seen: { topic: string; type: string; value: string; payload: Record<string, unknown> }[] = [];
+  const publish = (topic: string, type: string, order: string): void =>
+    void seen.push({
+      topic,
+      type,
+      value: JSON.stringify({ id: `${order}-${type}` }),
+      payload: { order_id: order },
+    });
+  const answers: { order_id: string; action: 'cancel' | 'delivery' | 'completion'; status: number }[] = [];
+  for (const o of w.orders) {
+    publish(TOPICS.orders, 'OrderCreated', o._id);
+    const passed = (state: string): boolean => o.saga.history.some((h) => h.to === state);
+    if (passed('CONFIRMED')) publish(TOPICS.orders, 'OrderConfirmed', o._id);
+    if (passed('DELIVERING')) {
+      answers.push({ order_id: o._id, action: 'delivery', status: 200 });
+      publish(TOPICS.orders, 'OrderDeliveryStarted', o._id);
+    }
+    if (o.saga.state === 'CANCELLED') publish(TOPICS.orders, 'OrderCancelled', o._id);
+    if (o.saga.reason === 'CANCELLED_BY_USER')
+      answers.push({ order_id: o._id, action: 'cancel', status: 202 });
+  }
+  const announce: Record<string, string> = {
+    reserve: 'StockReserved',
+    commit: 'StockCommitted',
+    return: 'StockReturned',
+  };
+  for (const e of w.ledger)
+    if (e.order_id && announce[e.kind]) publish(TOPICS.events, announce[e.kind] as string, e.order_id);
+  return acknowledgedOf(answers, seen, TOPICS);
+}
+
+const acknowledge = (r: Run, ack: Acknowledgement): void =>
+  void (r.opts.acknowledged as Acknowledgement[]).push(ack);
 
 const failing = (r: Run): string[] =>
   checkSnapshot(r.world, r.opts)
@@ -240,7 +290,8 @@ describe('chaos invariants (checkSnapshot)', () => {
     const r = run();
     const checked = checkSnapshot(r.world, r.opts);
     expect(checked.results.filter((i) => !i.ok)).toEqual([]);
-    expect(checked.results.length).toBe(17);
+    expect(checked.results.length).toBe(19);
+    expect(r.opts.acknowledged.length).toBeGreaterThan(20);
     expect(checked.outcomes).toEqual({
       CONFIRMED: 1,
       DELIVERING: 1,
@@ -522,6 +573,76 @@ describe('chaos invariants (checkSnapshot)', () => {
       'injected poison that never reached its DLQ',
       (r) => void r.opts.poisoned.set('checkout', 2),
       'DLQ: only the injected poison, all of it',
+    ],
+    // what only a partition causes: a write acknowledged by a primary cut off from its majority and
+    // rolled back when it rejoined; an effect applied again by an instance that lost its partitions
+    [
+      'a delivery answered 200 and rolled back (the order never shows DELIVERING)',
+      (r) => acknowledge(r, { order_id: idOf(1), source: 'delivery 200', requires: 'passed:DELIVERING' }),
+      'no acknowledged write rolled back (every 2xx answer and published event still in the databases)',
+    ],
+    [
+      'an OrderConfirmed published for an order whose confirmation was rolled back (it ended declined)',
+      (r) =>
+        acknowledge(r, {
+          order_id: idOf(4),
+          source: 'event OrderConfirmed',
+          requires: 'passed:CONFIRMED',
+          event_type: 'OrderConfirmed',
+          event_id: 'e-confirmed',
+        }),
+      'no acknowledged write rolled back (every 2xx answer and published event still in the databases)',
+    ],
+    [
+      'a StockCommitted published whose ledger commit was rolled back',
+      (r) =>
+        acknowledge(r, {
+          order_id: idOf(4),
+          source: 'event StockCommitted',
+          requires: 'ledger:commit',
+          event_type: 'StockCommitted',
+          event_id: 'e-committed',
+        }),
+      'no acknowledged write rolled back (every 2xx answer and published event still in the databases)',
+    ],
+    [
+      'a cancel answered 202 whose order was never cancelled',
+      (r) => acknowledge(r, { order_id: idOf(1), source: 'cancel 202', requires: 'ended:CANCELLED' }),
+      'no acknowledged write rolled back (every 2xx answer and published event still in the databases)',
+    ],
+    [
+      'an OrderConfirmed sent again under a new envelope id (a second transition by an instance that lost its partitions)',
+      (r) =>
+        acknowledge(r, {
+          order_id: idOf(1),
+          source: 'event OrderConfirmed',
+          requires: 'passed:CONFIRMED',
+          event_type: 'OrderConfirmed',
+          event_id: 'e-confirmed-again',
+        }),
+      'no duplicate effect (one envelope per order event, each line reserved once, one authorization per order)',
+    ],
+    [
+      'a ReserveStock applied twice after a rebalance (and released twice: counters and ledger agree)',
+      (r) => {
+        const qty = orderOf(r, 4).items[0]?.qty ?? 1;
+        r.world.ledger.push(
+          { _id: 'again-reserve', product_id: PRODUCT, zone: ZONE, kind: 'reserve', qty, order_id: idOf(4) },
+          { _id: 'again-release', product_id: PRODUCT, zone: ZONE, kind: 'release', qty, order_id: idOf(4) },
+        );
+      },
+      'no duplicate effect (one envelope per order event, each line reserved once, one authorization per order)',
+    ],
+    [
+      'two effective authorizations for one order',
+      (r) =>
+        void r.world.operations.push({
+          _id: `${idOf(1)}:authorize:n2`,
+          reference: idOf(1),
+          op: 'authorize',
+          outcome: { status: 'authorized' },
+        }),
+      'no duplicate effect (one envelope per order event, each line reserved once, one authorization per order)',
     ],
     [
       'a service that exits on every broker kill',

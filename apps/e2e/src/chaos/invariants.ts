@@ -100,6 +100,96 @@ export interface Snapshot {
   readonly deadLetters: readonly DeadLetter[];
 }
 
+/**
+ * Something another party was told happened to an order — a 2xx answer the storm got, or an event
+ * on a topic — and what the databases must therefore show once the run settled. A write the
+ * client saw acknowledged and the database later rolled back (a primary cut off that took writes
+ * without a majority) shows as an acknowledgement with nothing behind it.
+ */
+export interface Acknowledgement {
+  readonly order_id: string;
+  /** Who was told: `delivery 200`, `event OrderConfirmed`… */
+  readonly source: string;
+  /**
+   * What the order must show: `passed:<STATE>` (its saga went through that state), `ended:<STATE>`
+   * (it ended there), `ledger:<kind>` (inventory recorded that movement for it), `exists`.
+   */
+  readonly requires: `passed:${string}` | `ended:${string}` | `ledger:${string}` | 'exists';
+  /** The envelope id of an event: one order's same event under two ids is an effect applied twice. */
+  readonly event_id?: string;
+  readonly event_type?: string;
+}
+
+/** One message the run's recorder saw on a saga topic (the stack's `Recorded`, the fields read here). */
+export interface SeenMessage {
+  readonly topic: string;
+  readonly type: string;
+  readonly value: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/** What each event, once published, says happened: the orders topic's transitions and inventory's movements. */
+const EVENT_REQUIRES: Readonly<Record<string, Acknowledgement['requires']>> = {
+  OrderCreated: 'exists',
+  OrderConfirmed: 'passed:CONFIRMED',
+  OrderDeliveryStarted: 'passed:DELIVERING',
+  OrderCompleted: 'passed:COMPLETED',
+  OrderCancelled: 'ended:CANCELLED',
+  StockReserved: 'ledger:reserve',
+  StockCommitted: 'ledger:commit',
+  StockReturned: 'ledger:return',
+};
+/** Events an order announces once in its life (the saga's transitions): two envelope ids = a duplicate effect. */
+const ONCE_PER_ORDER = new Set([
+  'OrderCreated',
+  'OrderConfirmed',
+  'OrderDeliveryStarted',
+  'OrderCompleted',
+  'OrderCancelled',
+]);
+
+/** The storm's 2xx answers and every event the recorder saw on the orders and inventory events topics, as acknowledgements. */
+export function acknowledgedOf(
+  answers: readonly {
+    readonly order_id: string;
+    readonly action: 'cancel' | 'delivery' | 'completion';
+    readonly status: number;
+  }[],
+  recorded: readonly SeenMessage[],
+  topics: { readonly orders: string; readonly events: string },
+): Acknowledgement[] {
+  const acks: Acknowledgement[] = answers.map((a) => ({
+    order_id: a.order_id,
+    source: `${a.action} ${a.status}`,
+    requires:
+      a.action === 'cancel'
+        ? 'ended:CANCELLED'
+        : a.action === 'delivery'
+          ? 'passed:DELIVERING'
+          : 'passed:COMPLETED',
+  }));
+  for (const m of recorded) {
+    const requires = EVENT_REQUIRES[m.type];
+    const orderId = m.payload['order_id'];
+    if (!requires || typeof orderId !== 'string' || (m.topic !== topics.orders && m.topic !== topics.events))
+      continue;
+    let id: string | undefined;
+    try {
+      id = String((JSON.parse(m.value) as { id?: unknown }).id);
+    } catch {
+      id = undefined;
+    }
+    acks.push({
+      order_id: orderId,
+      source: `event ${m.type}`,
+      requires,
+      event_type: m.type,
+      ...(id ? { event_id: id } : {}),
+    });
+  }
+  return acks;
+}
+
 export interface CheckOptions {
   readonly accepted: readonly AcceptedCheckout[];
   /** Poison messages the run injected, per topic: their DLQ entries are the explained ones. */
@@ -108,6 +198,8 @@ export interface CheckOptions {
   readonly terminalBudgetMs: number;
   /** Service processes that died without the fault plan killing them. */
   readonly unexpectedExits: readonly string[];
+  /** What clients and consumers were told (./acknowledgedOf); absent: the two rules on it pass vacuously. */
+  readonly acknowledged?: readonly Acknowledgement[];
 }
 
 export interface Checked {
@@ -294,6 +386,8 @@ export function checkSnapshot(s: Snapshot, opts: CheckOptions): Checked {
   results.push(...reservationInvariants(s, terminal));
   results.push(...paymentInvariants(s));
   results.push(cartInvariant(s, byCheckout));
+  results.push(acknowledgedInvariant(s, opts.acknowledged ?? []));
+  results.push(duplicateEffectInvariant(s, opts.acknowledged ?? []));
 
   // dead letters: only the poison the run injected
   const unexplained = s.deadLetters.filter((d) => !d.poison);
@@ -628,6 +722,82 @@ function cartInvariant(s: Snapshot, byCheckout: ReadonlyMap<string, OrderRow[]>)
     ok: cartOff.length === 0,
     value: `${cartOff.length} carts off of ${s.carts.size}`,
     details: first(cartOff),
+  };
+}
+
+/**
+ * Nothing acknowledged was rolled back: every 2xx answer and every published event is still backed
+ * by the databases — the order passed through (or ended in) the state it announced, inventory's
+ * ledger holds the movement it announced. Writes are w:majority and events leave through the
+ * outbox only after that write, so a primary cut off from its majority may take a write and roll
+ * it back, but nobody may have been told about it.
+ */
+function acknowledgedInvariant(s: Snapshot, acks: readonly Acknowledgement[]): InvariantResult {
+  const orderOf = new Map(s.orders.map((o) => [o._id.toLowerCase(), o]));
+  const moved = new Set(
+    ledgerOf(s).flatMap((e) => (e.order_id ? [`${e.order_id.toLowerCase()}:${e.kind}`] : [])),
+  );
+  const off: unknown[] = [];
+  for (const a of acks) {
+    const id = a.order_id.toLowerCase();
+    const o = orderOf.get(id);
+    const [what, arg = ''] = a.requires.split(':') as [string, string?];
+    const ok =
+      what === 'ledger'
+        ? moved.has(`${id}:${arg}`)
+        : what === 'exists'
+          ? o !== undefined
+          : what === 'ended'
+            ? o?.saga.state === arg
+            : o !== undefined && (o.saga.state === arg || o.saga.history.some((h) => h.to === arg));
+    if (!ok)
+      off.push({
+        order: a.order_id,
+        told: a.source,
+        requires: a.requires,
+        state: o?.saga.state ?? 'missing',
+      });
+  }
+  return {
+    name: 'no acknowledged write rolled back (every 2xx answer and published event still in the databases)',
+    ok: off.length === 0,
+    value: `${off.length} of ${acks.length} acknowledgements without their write`,
+    details: first(off),
+  };
+}
+
+/**
+ * No effect applied twice, whoever held the partition when: one envelope per order event on the
+ * orders topic (a second id = a second transition sent by an instance that lost its partitions),
+ * each order line reserved once in inventory's ledger, one effective authorization per order.
+ */
+function duplicateEffectInvariant(s: Snapshot, acks: readonly Acknowledgement[]): InvariantResult {
+  const off: unknown[] = [];
+  const ids = new Map<string, Set<string>>();
+  for (const a of acks) {
+    if (!a.event_id || !a.event_type || !ONCE_PER_ORDER.has(a.event_type)) continue;
+    const k = `${a.order_id.toLowerCase()}:${a.event_type}`;
+    ids.set(k, (ids.get(k) ?? new Set()).add(a.event_id));
+  }
+  for (const [k, set] of ids) if (set.size > 1) off.push({ order_event: k, envelopes: set.size });
+  const reserved = new Map<string, number>();
+  for (const e of ledgerOf(s))
+    if (e.kind === 'reserve' && e.order_id)
+      add(reserved, `${e.order_id.toLowerCase()}:${e.product_id.toLowerCase()}`, e.qty);
+  for (const o of s.orders)
+    for (const l of o.items) {
+      const units = reserved.get(`${o._id.toLowerCase()}:${l.product_id.toLowerCase()}`) ?? 0;
+      if (units > l.qty) off.push({ order: o._id, product: l.product_id, reserved: units, line_qty: l.qty });
+    }
+  const authorized = new Map<string, number>();
+  for (const op of s.operations)
+    if (op.op === 'authorize' && op.outcome.status === 'authorized') add(authorized, op.reference, 1);
+  for (const [order, n] of authorized) if (n > 1) off.push({ order, effective_authorizations: n });
+  return {
+    name: 'no duplicate effect (one envelope per order event, each line reserved once, one authorization per order)',
+    ok: off.length === 0,
+    value: `${off.length} effects applied more than once`,
+    details: first(off),
   };
 }
 
