@@ -60,7 +60,11 @@ const PARTITIONS = Number(arg('partitions') ?? 3);
 const OUT = arg('out') ?? join(__dirname, 'results.json');
 /** `--cpu-prof=<dir>`: each service runs under `node --cpu-prof`, its profile written to <dir> when it stops. */
 const CPU_PROF_DIR = arg('cpu-prof');
+/** `--dist=<dir>`: run the services' bundles from another build (an A/B against an earlier commit's `dist/`); not rebuilt. */
+const DIST = arg('dist');
 const LEVEL_BUDGET_MS = 120_000;
+/** A customer's token is renewed before a level unless it stays valid this long (the level and its trailing work). */
+const TOKEN_VALID_FOR_MS = LEVEL_BUDGET_MS + 60_000;
 /** `--warmup=<n>`: checkouts of the warm-up level (64 in flight, not reported); 0 skips it. */
 const WARMUP_CHECKOUTS = Number(arg('warmup') ?? 300);
 const WARMUP_CONCURRENCY = 64;
@@ -102,6 +106,11 @@ function infraEnv(extra: Record<string, string> = {}): Record<string, string> {
     if (!/127\.0\.0\.1|localhost/.test(env[k]!)) throw new Error(`${k}=${env[k]}: the benchmark targets 127.0.0.1 only`);
   }
   return env;
+}
+
+/** The services' tuning knobs set in this process's environment (the services inherit it). */
+function tuningSettings(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(KAFKA_FETCH_|OUTBOX_|SAGA_|PAYMENT_|INVENTORY_|CARTS_|RELAY_|CHECKOUT_)/.test(e[0]) && e[1] !== undefined).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function previousNotes(): unknown {
@@ -225,7 +234,7 @@ async function main(): Promise<void> {
   Object.assign(process.env, infra);
   const loadAtStart = os.loadavg().map((l) => round(l, 2));
   // always through Nx: its cache makes this instant when the bundles are current
-  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--projects=inventory,carts,orders', '--parallel=1'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
+  if (!DIST) execFileSync('npx', ['nx', 'run-many', '-t', 'build', '--projects=inventory,carts,orders', '--parallel=1'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
   const run = uniqueName('cobench').toLowerCase();
   console.log(`[bench] creating ${CUSTOMERS} Keycloak customers`);
   const customers = await createTestUsers(`bench-${run}`, CUSTOMERS);
@@ -256,6 +265,9 @@ async function main(): Promise<void> {
       servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
       setup: {
         services: 'inventory, carts, orders: one process each from dist/apps/*/main.js (NODE_ENV=production, defaults except private names, lifted per-caller limits, simulator failures 0)',
+        // settings of the services given in the bench's environment (an A/B of a tuning knob): none for the defaults
+        service_settings: tuningSettings(),
+        ...(DIST ? { bundles: DIST } : {}),
         customers: CUSTOMERS,
         products: PRODUCTS,
         partitions_per_topic: PARTITIONS,
@@ -388,7 +400,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
   try {
     for (const s of ['inventory', 'orders', 'carts'] as Service[]) {
       const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=${s}-${members}m-${Date.now()}.cpuprofile`] : [];
-      const child = spawn(process.execPath, [...profile, join(ROOT, `dist/apps/${s}/main.js`)], { cwd: ROOT, env: { ...base, ...settings[s], HTTP_PORT: String(ports[s]) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...profile, join(DIST ?? join(ROOT, 'dist'), `apps/${s}/main.js`)], { cwd: ROOT, env: { ...base, ...settings[s], HTTP_PORT: String(ports[s]) }, stdio: ['ignore', 'pipe', 'pipe'] });
       const log = createWriteStream(join(logDir, `${s}.log`));
       child.stdout?.pipe(log);
       child.stderr?.pipe(log);
@@ -486,7 +498,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     // The warm-up level: the JVM servers' JIT and caches, the services' code and pools at temperature before anything is measured.
     if (WARMUP_CHECKOUTS > 0) {
       console.log(`[bench] mongo_members=${members}: warm-up, ${WARMUP_CHECKOUTS} checkouts at ${WARMUP_CONCURRENCY} in flight (not reported)`);
-      await pool(customers, 16, async (c) => void (await testUserToken(c)));
+      await pool(customers, 8, async (c) => void (await testUserToken(c, TOKEN_VALID_FOR_MS)));
       const warm = await checkoutAll(carts.slice(0, WARMUP_CHECKOUTS), WARMUP_CONCURRENCY);
       console.log(JSON.stringify({ warmup: { checkouts: warm.got.length, confirmed_per_s: round(warm.got.filter((g) => g.outcome === 'OrderConfirmed').length / warm.elapsed) } }));
     }
@@ -526,6 +538,9 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const mine = carts.slice(cursor, cursor + CHECKOUTS_PER_LEVEL);
       cursor += CHECKOUTS_PER_LEVEL;
       const idleMs = levelIndex === 0 ? FIRST_IDLE_WINDOW_MS : IDLE_WINDOW_MS;
+      // every token valid for the quiet window and the level, renewed here (a password grant costs Keycloak ~0.1–0.3 CPU-s:
+      // 200 renewals inside a level took the CPU the stack measures, and once timed out a run)
+      await pool(customers, 8, async (c) => void (await testUserToken(c, TOKEN_VALID_FOR_MS)));
       const idleFrom = await counters();
       const idleCpuFrom = cpuOf(procs);
       const idleStarted = performance.now();
@@ -544,8 +559,6 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const windowStarted = performance.now();
       const serverBefore = (await mongo.db('admin').command({ serverStatus: 1 }))['opcounters'] as Record<string, number>;
       const oplogFrom = await oplogEnd(mongo);
-      // tokens fetched before the clock starts (then served from the cache)
-      await pool(customers, 16, async (c) => void (await testUserToken(c)));
       const { got, elapsed } = await checkoutAll(mine, concurrency);
       await sleep(1500); // trailing relay work of this level is counted with it
       const after = await counters();

@@ -114,8 +114,8 @@ export async function deleteTestUsers(users: readonly TestUser[]): Promise<void>
 }
 
 /** A password-grant access token of a test user (client mobile-world-web), reused until a minute before expiry. */
-export function testUserToken(user: TestUser): Promise<string> {
-  return passwordToken(user.username, user.password);
+export function testUserToken(user: TestUser, validForMs = 0): Promise<string> {
+  return passwordToken(user.username, user.password, validForMs);
 }
 
 /**

@@ -88,13 +88,17 @@ async function grant(form: Record<string, string>, who: string): Promise<CachedT
   return { token: body.access_token, renewAt: requested + body.expires_in * 1000 - RENEW_BEFORE_EXPIRY_MS };
 }
 
-/** One token per key in this process, fetched again once it is within 60 s of expiry (or failed). */
-async function cached(key: string, fetchToken: () => Promise<CachedToken>): Promise<string> {
+/**
+ * One token per key in this process, fetched again once it is within 60 s of expiry (or failed) —
+ * or, with `validForMs`, once it would be within 60 s of expiry that much later (a benchmark renews
+ * its users' tokens between measurements instead of in a burst inside one).
+ */
+async function cached(key: string, fetchToken: () => Promise<CachedToken>, validForMs = 0): Promise<string> {
   for (;;) {
     const hit = cache.get(key);
     if (hit) {
       const entry = await hit.catch(() => undefined);
-      if (entry && Date.now() < entry.renewAt) return entry.token;
+      if (entry && Date.now() + validForMs < entry.renewAt) return entry.token;
       if (cache.get(key) !== hit) continue; // another caller is renewing it: wait for that one
     }
     const pending = fetchToken();
@@ -109,9 +113,11 @@ async function cached(key: string, fetchToken: () => Promise<CachedToken>): Prom
 }
 
 /** An access token of any realm user: a real password grant (client mobile-world-web), cached like the others. */
-export function passwordToken(username: string, password: string): Promise<string> {
-  return cached(`user:${username}`, () =>
-    grant({ grant_type: 'password', client_id: WEB_CLIENT_ID, username, password }, username),
+export function passwordToken(username: string, password: string, validForMs = 0): Promise<string> {
+  return cached(
+    `user:${username}`,
+    () => grant({ grant_type: 'password', client_id: WEB_CLIENT_ID, username, password }, username),
+    validForMs,
   );
 }
 
