@@ -34,6 +34,8 @@ export const inventoryConfigSchema = baseConfigSchema.extend({
    */
   INVENTORY_SETTLED_KEEP: env.int(500, 10, 10_000),
   OUTBOX_POLL_MS: env.int(250, 10, 60_000),
+  /** The relay's gather window after a write (ADR 0015 §1; 0: a pass per nudge). */
+  OUTBOX_GATHER_MS: env.int(0, 0, 1000),
   /**
    * Commands of one fetched partition batch handled together at most (group commit, ADR 0012 §4):
    * their reservations and sales take a few MongoDB round trips whatever their number.

@@ -127,6 +127,7 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
       logger: this.logger,
       name: 'inventory',
       pollIntervalMs: this.config.OUTBOX_POLL_MS,
+      gatherMs: this.config.OUTBOX_GATHER_MS,
       registry: this.metrics.registry,
     });
     this.nudge.attach(this.relay);

@@ -110,7 +110,7 @@ function infraEnv(extra: Record<string, string> = {}): Record<string, string> {
 
 /** The services' tuning knobs set in this process's environment (the services inherit it). */
 function tuningSettings(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(KAFKA_FETCH_|OUTBOX_|SAGA_|PAYMENT_|INVENTORY_|CARTS_|RELAY_|CHECKOUT_)/.test(e[0]) && e[1] !== undefined).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(KAFKA_CONSUMER_|OUTBOX_|SAGA_|PAYMENT_|INVENTORY_|CARTS_|RELAY_|CHECKOUT_)/.test(e[0]) && e[1] !== undefined).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function previousNotes(): unknown {

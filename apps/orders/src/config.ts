@@ -70,6 +70,8 @@ export const ordersConfigSchema = baseConfigSchema
     PAYMENT_RECONCILE_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
     PAYMENT_RECONCILE_GRACE_MS: env.int(60_000, 0, 86_400_000),
     OUTBOX_POLL_MS: env.int(250, 10, 60_000),
+    /** The relay's gather window after a write (ADR 0015 §1; 0: a pass per nudge). */
+    OUTBOX_GATHER_MS: env.int(0, 0, 1000),
     /** Sales analytics (ADR 0051): the read model's consumer group (default `<KAFKA_GROUP_ID>-analytics`) and where a new one starts. */
     ANALYTICS_GROUP_ID: z.string().min(1).max(200).optional(),
     ANALYTICS_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),

@@ -142,6 +142,7 @@ export class OrdersModule {
           collections: [ORDERS_COLLECTION, REJECTIONS_COLLECTION],
           shardKeys: shardKeyFields('orders', [ORDERS_COLLECTION, REJECTIONS_COLLECTION]),
           pollIntervalMs: config.OUTBOX_POLL_MS,
+          gatherMs: config.OUTBOX_GATHER_MS,
         }),
       ],
       controllers: [

@@ -21,6 +21,13 @@ export interface BatchConsumerOptions {
    * defaults: 1 byte, 5 s) — a consumer whose effect may wait fills its batches this way.
    */
   readonly fetch?: { readonly minBytes: number; readonly maxWaitMs: number };
+  /**
+   * Client-side linger: after a fetched partition batch smaller than `batchMax` (no backlog), the
+   * next fetch waits this many ms (kafkajs fetches again only once the batches of the last fetch
+   * are handled), so the records that arrive meanwhile come as one batch. Unlike `fetch`, an idle
+   * consumer keeps its long poll: it fetches no more often than without a linger.
+   */
+  readonly lingerMs?: number;
   /** Called on every status change (a metric); besides, or instead of, the readiness check. */
   readonly onStatus?: (status: ConsumerStatus) => void;
 }
@@ -35,6 +42,8 @@ export interface ServiceConsumerConfig {
   readonly KAFKA_SESSION_TIMEOUT_MS: number;
   readonly KAFKA_HEARTBEAT_INTERVAL_MS: number;
   readonly KAFKA_PARTITIONS_CONCURRENTLY: number;
+  /** Pause before the next fetch after a batch smaller than a chunk (0: off). */
+  readonly KAFKA_CONSUMER_LINGER_MS?: number;
 }
 
 /** A service's batch consumer in its own group, from the beginning, with the service's timeouts and parallelism. */
@@ -53,6 +62,7 @@ export function serviceBatchConsumerOptions(
     heartbeatIntervalMs: c.KAFKA_HEARTBEAT_INTERVAL_MS,
     partitionsConcurrently: c.KAFKA_PARTITIONS_CONCURRENTLY,
     batchMax,
+    ...(c.KAFKA_CONSUMER_LINGER_MS ? { lingerMs: c.KAFKA_CONSUMER_LINGER_MS } : {}),
   };
 }
 
@@ -217,6 +227,10 @@ export class BatchConsumer {
           },
         ],
       });
+    }
+    const linger = this.options.lingerMs ?? 0;
+    if (linger > 0 && batch.messages.length < max && isRunning() && !isStale()) {
+      await new Promise((resolve) => setTimeout(resolve, linger));
     }
   }
 

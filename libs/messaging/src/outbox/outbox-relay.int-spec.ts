@@ -103,6 +103,35 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
     await p.disconnect();
   });
 
+  it('gathers the writes nudged within its window into one pass (ADR 0015 §1)', async () => {
+    const watched = await createMongoClient(env.mongoUrl, { monitorCommands: true }).connect();
+    const commands: string[] = [];
+    watched.on('commandStarted', (e) => {
+      const target = (e.command as Record<string, unknown>)[e.commandName];
+      if (target === 'aggregates' && (e.commandName === 'find' || e.commandName === 'update')) commands.push(e.commandName);
+    });
+    const p = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-gather', logger }));
+    const relay = new OutboxRelay({ db: watched.db(dbName), collections: ['aggregates'], publisher: p, logger, name: 'gather-test', gatherMs: 2500, pollIntervalMs: 60_000, idlePollMaxMs: 60_000 });
+    const coll = mongo.db(dbName).collection('aggregates');
+    const pending = () => coll.countDocuments({ [`${OUTBOX_FIELD}.0`]: { $exists: true } });
+    relay.start(); // the first pass runs at once and finds nothing of this test's
+    await waitFor(async () => commands.includes('find'), 30_000, 'first pass');
+    await new Promise((r) => setTimeout(r, 200));
+    commands.length = 0;
+    for (let i = 0; i < 5; i++) {
+      await change(30_000 + i);
+      relay.nudge();
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    expect(await pending()).toBe(5); // nothing went out while the window was open
+    await waitFor(async () => (await pending()) === 0, 30_000, 'gathered pass published');
+    // one read and one removal for the five writes: without the window each nudge starts a pass
+    expect(commands).toEqual(['find', 'update']);
+    await relay.stop();
+    await p.disconnect();
+    await watched.close();
+  });
+
   it('renews its lease once per half-life, not on every pass and collection', async () => {
     const db = mongo.db(dbName);
     const p = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-renewals', logger }));

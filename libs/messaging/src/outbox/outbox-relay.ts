@@ -31,6 +31,13 @@ export interface OutboxRelayOptions {
    * idle passes back off up to it; a publish or a nudge brings the poll back to pollIntervalMs.
    */
   readonly idlePollMaxMs?: number;
+  /**
+   * Gather window (ADR 0015 §1, default 0): a nudge, or a pass that published, schedules the next
+   * pass this many ms later instead of at once, so the writes of that window go out in one pass —
+   * one read, one Kafka transaction, one bulk removal — instead of a pass each. A pass that found a
+   * full batch runs the next at once (a backlog is not slowed down).
+   */
+  readonly gatherMs?: number;
   /** How often the parked-documents gauge is recounted (default 30 s; a park recounts at once). */
   readonly parkedCountIntervalMs?: number;
   readonly batchSize?: number;
@@ -83,6 +90,10 @@ export class OutboxRelay {
   private readonly sender: TransactionalSender;
   private senderEpoch: number | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** When the scheduled pass runs (local ms): a nudge never pushes a sooner pass later. */
+  private timerDueAt = 0;
+  /** The last pass read a full batch from some collection: more is waiting, the next pass runs at once. */
+  private full = false;
   private running: Promise<void> | undefined;
   private stopped = true;
   /** A nudge arrived during a pass: run another one right after it (never dropped). */
@@ -124,7 +135,11 @@ export class OutboxRelay {
     if (this.stopped) return;
     this.idlePasses = 0;
     if (this.running) this.again = true;
-    else this.schedule(0);
+    else if (this.timer === undefined || this.timerDueAt > Date.now() + this.gatherMs()) this.schedule(this.gatherMs());
+  }
+
+  private gatherMs(): number {
+    return this.opts.gatherMs ?? 0;
   }
 
   async stop(): Promise<void> {
@@ -141,6 +156,7 @@ export class OutboxRelay {
     let published = 0;
     let pendingDocs = 0;
     let parkedDocs = 0;
+    this.full = false;
     const recountParked = Date.now() - this.parkedCountedAt >= (this.opts.parkedCountIntervalMs ?? 30_000);
     for (const name of this.opts.collections) {
       if (!(await this.holdLease())) break; // a pass may outlast one lease period: renewed at half-life
@@ -158,6 +174,7 @@ export class OutboxRelay {
         .limit(this.opts.batchSize ?? 200)
         .toArray();
       pendingDocs += docs.length;
+      if (docs.length >= (this.opts.batchSize ?? 200)) this.full = true;
       published += await this.publishDocs(coll, docs);
       if (this.parkedGauge && (recountParked || this.parkedByCollection.get(name) === undefined)) {
         this.parkedByCollection.set(name, await coll.countDocuments({ [`${OUTBOX_FIELD}.parked.at`]: { $exists: true } }));
@@ -307,7 +324,9 @@ export class OutboxRelay {
 
   private schedule(delay: number): void {
     clearTimeout(this.timer);
+    this.timerDueAt = Date.now() + delay;
     this.timer = setTimeout(() => {
+      this.timer = undefined;
       // a pass belongs to no request's trace (a nudge comes from one); each record continues its own (ADR 0014)
       this.running = untraced(() => this.loop()).finally(() => (this.running = undefined));
     }, delay);
@@ -321,12 +340,12 @@ export class OutboxRelay {
       const n = await this.drainOnce();
       this.idlePasses = n > 0 ? 0 : this.idlePasses + 1;
       // more may be waiting after a publish; an idle relay backs off (nudges and publishes reset it)
-      next = n > 0 ? 0 : idleDelay(poll, this.opts.idlePollMaxMs ?? poll * 8, this.idlePasses);
+      next = n > 0 ? (this.full ? 0 : this.gatherMs()) : idleDelay(poll, this.opts.idlePollMaxMs ?? poll * 8, this.idlePasses);
     } catch (e) {
       next = 1000;
       this.opts.logger.warn({ err: (e as Error).message, kafka_errors: kafkaErrorTypes(e), relay: this.opts.name }, 'outbox relay pass failed; will retry');
     }
-    if (this.again) next = 0;
+    if (this.again) next = Math.min(next, this.gatherMs());
     if (!this.stopped) this.schedule(next);
   }
 }

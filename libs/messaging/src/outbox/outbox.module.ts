@@ -14,6 +14,7 @@ interface RelayModuleOptions {
   /** Shard-key fields per collection (OutboxRelay `shardKeys`). */
   readonly shardKeys?: Readonly<Record<string, readonly string[]>>;
   readonly pollIntervalMs?: number;
+  readonly gatherMs?: number;
 }
 
 @Injectable()
@@ -39,7 +40,7 @@ export class OutboxModule {
           provide: OutboxRelay,
           useFactory: async (db: Db, publisher: KafkaPublisher, logger: Logger, metrics: Metrics) => {
             await OutboxRelay.ensureIndexes(db, opts.collections);
-            return new OutboxRelay({ db, collections: opts.collections, shardKeys: opts.shardKeys, publisher, logger, name: opts.name, pollIntervalMs: opts.pollIntervalMs, registry: metrics.registry });
+            return new OutboxRelay({ db, collections: opts.collections, shardKeys: opts.shardKeys, publisher, logger, name: opts.name, pollIntervalMs: opts.pollIntervalMs, gatherMs: opts.gatherMs, registry: metrics.registry });
           },
           inject: [MONGO_DB, KafkaPublisher, LOGGER, Metrics],
         },

@@ -192,6 +192,14 @@ export const baseConfigSchema = z.object({
    * service had at most 3 messages in flight across all the topics it reads).
    */
   KAFKA_PARTITIONS_CONCURRENTLY: env.int(12, 1, 64),
+  /**
+   * Linger of the services' batch consumers (ADR 0015 §1): after a fetched batch smaller than a
+   * full chunk, the next fetch waits this many ms, so it brings what arrived meanwhile as one batch
+   * — one bulk write, one majority round trip, one offset commit — instead of a fetch, a write and
+   * a commit per record or two. An idle consumer still long-polls (no fetch more often than
+   * without it); 0 turns it off.
+   */
+  KAFKA_CONSUMER_LINGER_MS: env.int(0, 0, 1000),
   /** Consumer clocks (ADR 0004): the handler timeout must stay below the session timeout. */
   KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 6_000, 300_000),
   KAFKA_HEARTBEAT_INTERVAL_MS: env.int(3_000, 100, 100_000),
