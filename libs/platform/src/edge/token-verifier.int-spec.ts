@@ -172,9 +172,10 @@ describe('TokenVerifier with real Keycloak tokens', () => {
     });
   }, 60_000);
 
+  // a realm's deletion takes Keycloak seconds, more on a loaded machine (5 s, jest's default, was once not enough)
   afterAll(async () => {
     await admin('DELETE', `/realms/${realm}`).catch(() => undefined);
-  });
+  }, 60_000);
 
   it('accepts a token of the issuer: the subject is the caller, realm roles become roles', async () => {
     const jwt = await token();
