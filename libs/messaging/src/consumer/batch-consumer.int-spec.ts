@@ -105,7 +105,7 @@ describe('BatchConsumer linger (real Kafka)', () => {
         heartbeatIntervalMs: 1000,
         partitionsConcurrently: 1,
         batchMax: 100,
-        lingerMs: 2000,
+        lingerMs: 5000,
       },
       async (records) => void calls.push(records.map((r) => String(r.value))),
       health,

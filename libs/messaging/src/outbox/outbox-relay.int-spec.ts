@@ -111,7 +111,7 @@ describe('MongoDB outbox relay (real MongoDB server + real Kafka)', () => {
       if (target === 'aggregates' && (e.commandName === 'find' || e.commandName === 'update')) commands.push(e.commandName);
     });
     const p = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-gather', logger }));
-    const relay = new OutboxRelay({ db: watched.db(dbName), collections: ['aggregates'], publisher: p, logger, name: 'gather-test', gatherMs: 2500, pollIntervalMs: 60_000, idlePollMaxMs: 60_000 });
+    const relay = new OutboxRelay({ db: watched.db(dbName), collections: ['aggregates'], publisher: p, logger, name: 'gather-test', gatherMs: 6000, pollIntervalMs: 60_000, idlePollMaxMs: 60_000 });
     const coll = mongo.db(dbName).collection('aggregates');
     const pending = () => coll.countDocuments({ [`${OUTBOX_FIELD}.0`]: { $exists: true } });
     relay.start(); // the first pass runs at once and finds nothing of this test's
