@@ -28,6 +28,11 @@ export { KEYCLOAK_IMAGE, OIDC_AUDIENCE, OIDC_REALM, issuerFor, realmClientSecret
 export { PROMETHEUS_IMAGE, composePrometheusConfig, writeScrapeTargets, type ScrapeTarget } from './servers/prometheus';
 export { ZIPKIN_IMAGE, ZIPKIN_VERSION, zipkinSpansEndpoint } from './servers/zipkin';
 export type { ServerName } from './types';
+// the cluster topology (ADR 0062), for the chaos suite's partitions profile
+export { cassandraRing, clusterEnv, downCluster, nodePid, restartNode, upCluster } from './cluster/cluster';
+export { loadClusterConfig, type ClusterConfig } from './cluster/config';
+export { createNetwork, rejoin, setLink, split, splitFrom } from './cluster/netns';
+export { CLUSTER_PORTS, clusterHosts, findHost, hostsOf, serviceHosts, type ClusterHost, type NetHost } from './cluster/topology';
 
 export interface EnsureInfraOptions {
   /** Which servers (default: kafka, cassandra, mongodb, keycloak — Prometheus only when asked for). */

@@ -6,7 +6,7 @@ import { formatError, InfraError } from '../errors';
 import { formatTable } from '../local';
 import { loadClusterConfig, type ClusterConfig } from './config';
 import { clusterEnv, clusterStatus, downCluster, resolveHost, upCluster } from './cluster';
-import { setLink } from './netns';
+import { rejoin, setLink, split } from './netns';
 
 const USAGE = `usage: npm run cluster -- <command>
   up             the bridge mw-br0, nine namespaces (198.18.0.0/24) and in them 3 Kafka brokers,
@@ -15,7 +15,10 @@ const USAGE = `usage: npm run cluster -- <command>
   status         each host: pid, link, whether its client port answers
   env            the client variables (KAFKA_BROKERS, …) as export lines
   cut <host>     takes the host's link down: it keeps running, nobody reaches it (e.g. mongodb-1)
-  heal <host>    brings the link up again`;
+  heal <host>    brings the link up again
+  split <host> <peer,…>   cuts the host off from those peers only (blackhole routes both ways);
+                 everyone else still reaches both sides (e.g. split mongodb-1 mongodb-2,mongodb-3)
+  rejoin <host> <peer,…>  heals a split`;
 
 const say = (who: string, message: string): void => {
   process.stdout.write(`[${who}] ${message}\n`);
@@ -34,7 +37,7 @@ async function status(cfg: ClusterConfig): Promise<number> {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const [command, target] = argv;
+  const [command, target, peerList] = argv;
   const cfg = loadClusterConfig();
   switch (command) {
     case 'up': {
@@ -57,6 +60,22 @@ export async function main(argv: readonly string[]): Promise<number> {
       const host = resolveHost(target);
       setLink(host, command === 'cut' ? 'down' : 'up');
       say(host.name, command === 'cut' ? `cut off (${host.address})` : `healed (${host.address})`);
+      return 0;
+    }
+    case 'split':
+    case 'rejoin': {
+      if (!target || !peerList)
+        throw new InfraError(
+          `${command} needs a host and its peers, e.g. npm run cluster -- ${command} mongodb-1 mongodb-2,mongodb-3`,
+        );
+      const host = resolveHost(target);
+      const peers = peerList.split(',').map((p) => resolveHost(p.trim()));
+      if (command === 'split') split(host, peers);
+      else rejoin(host, peers);
+      say(
+        host.name,
+        `${command === 'split' ? 'split from' : 'rejoined'} ${peers.map((p) => p.name).join(', ')}`,
+      );
       return 0;
     }
     default:

@@ -12,10 +12,27 @@ import * as os from 'node:os';
 import { isProcessAlive, readPidState, retryUntil, serverPaths } from '../process';
 import { kafkaSasl, KAFKA_ADMIN_PRINCIPAL } from '../servers/kafka-security';
 import { loadClusterConfig } from './config';
-import { cassandraRing, clusterEnv, clusterStatus, downCluster, mongoClusterUrl, upCluster } from './cluster';
-import { reachableFrom, setLink } from './netns';
+import { fetchDiscovery } from '../servers/keycloak';
+import {
+  cassandraRing,
+  clusterEnv,
+  clusterIssuer,
+  clusterStatus,
+  downCluster,
+  mongoClusterUrl,
+  upCluster,
+} from './cluster';
+import { createNetwork, reachableFrom, rejoin, removeHosts, setLink, split, splitFrom } from './netns';
 import { CLUSTER_TOPIC_POLICY, kafkaBrokers } from './nodes';
-import { CLUSTER_PORTS, clientPort, clusterHosts, hostsOf, type ClusterHost } from './topology';
+import {
+  CLUSTER_PORTS,
+  clientPort,
+  clusterHosts,
+  hostsOf,
+  identityHost,
+  serviceHosts,
+  type ClusterHost,
+} from './topology';
 
 const cfg = loadClusterConfig();
 const hosts = clusterHosts();
@@ -44,8 +61,14 @@ beforeAll(async () => {
   await upCluster(cfg, quiet);
 }, 900_000);
 
+const probe = serviceHosts(['probe-1'])[0] as NonNullable<ReturnType<typeof serviceHosts>[number]>;
+
 afterAll(async () => {
-  for (const h of hosts) setLink(h, 'up');
+  removeHosts([probe]);
+  for (const h of hosts) {
+    setLink(h, 'up');
+    rejoin(h, hosts);
+  }
   if (startedHere) await downCluster(cfg, quiet);
 }, 300_000);
 
@@ -234,5 +257,40 @@ describe('cluster topology', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('splits a host from some peers only, both ways, while every other host still reaches both sides; rejoin heals it', () => {
+    const [m1, m2, m3] = hostsOf('mongodb', hosts) as [ClusterHost, ClusterHost, ClusterHost];
+    const k1 = host('kafka-1');
+    split(m1, [m2, m3]);
+    try {
+      expect(splitFrom(m1).sort()).toEqual([m2.address, m3.address].sort());
+      expect([...reachableFrom(m1, [target(m2), target(m3), target(k1)])]).toEqual([target(k1)]);
+      expect([...reachableFrom(m2, [target(m1), target(m3)])]).toEqual([target(m3)]);
+      expect([...reachableFrom(k1, [target(m1), target(m2), target(m3)])].sort()).toEqual(
+        [target(m1), target(m2), target(m3)].sort(),
+      );
+      expect(split(m1, [m2])).toBe(0); // idempotent: the routes are there already
+    } finally {
+      rejoin(m1, [m2, m3]);
+    }
+    expect(splitFrom(m1)).toEqual([]);
+    expect([...reachableFrom(m1, [target(m2), target(m3)])].sort()).toEqual([target(m2), target(m3)].sort());
+  });
+
+  it('gives a service its own host: it reaches the brokers, the nodes, the replica set and Keycloak until split from the brokers', async () => {
+    createNetwork([probe]);
+    const identity = `${identityHost().address}:8080`;
+    const servers = hosts.map(target);
+    expect([...reachableFrom(probe, [...servers, identity])].sort()).toEqual([...servers, identity].sort());
+    await fetchDiscovery(clusterIssuer(), 5000);
+    split(probe, hostsOf('kafka', hosts));
+    try {
+      const others = hosts.filter((h) => h.role !== 'kafka').map(target);
+      expect([...reachableFrom(probe, servers, 1)].sort()).toEqual(others.sort());
+    } finally {
+      rejoin(probe, hostsOf('kafka', hosts));
+    }
+    expect([...reachableFrom(probe, servers)].sort()).toEqual([...servers].sort());
   });
 });

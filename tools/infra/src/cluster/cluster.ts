@@ -3,6 +3,7 @@
  * Processes are managed like the single node's (pid files under .infra/cluster/<host>, process
  * groups, SIGTERM then SIGKILL), each started with `ip netns exec` in its own namespace.
  */
+import { spawnSync } from 'node:child_process';
 import { Client } from 'cassandra-driver';
 import { MongoServerError } from 'mongodb';
 import { InfraError, errorMessage } from '../errors';
@@ -25,9 +26,27 @@ import {
   withMember,
   type MemberState,
 } from '../servers/mongodb';
+import {
+  createKeycloakServer,
+  fetchDiscovery,
+  issuerFor,
+  keycloakArgs,
+  keycloakEnv,
+  keycloakLayout,
+  KEYCLOAK_ADMIN,
+  OIDC_AUDIENCE,
+} from '../servers/keycloak';
 import type { InfraContext, LaunchSpec } from '../types';
 import type { ClusterConfig } from './config';
-import { createNetwork, linkIsUp, listOwnNamespaces, namespacePids, removeNetwork, setLink } from './netns';
+import {
+  createNetwork,
+  inNamespace,
+  linkIsUp,
+  listOwnNamespaces,
+  namespacePids,
+  removeNetwork,
+  setLink,
+} from './netns';
 import {
   CLUSTER_CASSANDRA_RF,
   CLUSTER_TOPIC_POLICY,
@@ -37,7 +56,16 @@ import {
   prepareKafkaNode,
   prepareMongoNode,
 } from './nodes';
-import { CLUSTER_PORTS, clientPort, clusterHosts, findHost, hostsOf, type ClusterHost } from './topology';
+import {
+  CLUSTER_PORTS,
+  clientPort,
+  clusterHosts,
+  findHost,
+  hostsOf,
+  identityHost,
+  type ClusterHost,
+  type NetHost,
+} from './topology';
 
 export type ClusterLog = (who: string, message: string) => void;
 
@@ -51,6 +79,11 @@ export const mongoClusterUrl = (hosts: readonly ClusterHost[]): string =>
 
 const directMongo = (host: ClusterHost): string =>
   `mongodb://${host.address}:${CLUSTER_PORTS.mongodb}/?directConnection=true`;
+
+/** Keycloak on its own host: HTTP on 8080, management (health) on 9000, the issuer pinned to that address. */
+export const IDENTITY_PORTS = { http: 8080, management: 9000 } as const;
+export const clusterIssuer = (): string =>
+  issuerFor(`http://${identityHost().address}:${IDENTITY_PORTS.http}`);
 
 /** What services, tests and the chaos suite need to use the cluster (`npm run -s cluster -- env`). */
 export function clusterEnv(
@@ -66,6 +99,8 @@ export function clusterEnv(
     CASSANDRA_LOCAL_DATACENTER: cfg.infra.cassandraDatacenter,
     CASSANDRA_REPLICATION_FACTOR: String(CLUSTER_CASSANDRA_RF),
     MONGO_URL: mongoClusterUrl(hosts),
+    OIDC_ISSUER: clusterIssuer(),
+    OIDC_AUDIENCE,
   };
 }
 
@@ -75,7 +110,7 @@ function ctxFor(cfg: ClusterConfig, who: string, log: ClusterLog): InfraContext 
 
 async function launch(
   cfg: ClusterConfig,
-  host: ClusterHost,
+  host: NetHost,
   spec: () => Promise<LaunchSpec>,
   log: ClusterLog,
 ): Promise<void> {
@@ -218,6 +253,75 @@ async function mongoReady(cfg: ClusterConfig, hosts: readonly ClusterHost[], log
   log('mongodb', `replica set ${MONGOD_REPLICA_SET}: a primary and ${members.length - 1} secondaries`);
 }
 
+function launchNode(
+  cfg: ClusterConfig,
+  host: ClusterHost,
+  hosts: readonly ClusterHost[],
+  log: ClusterLog,
+): Promise<void> {
+  const ctx = ctxFor(cfg, host.name, log);
+  const spec =
+    host.role === 'kafka'
+      ? () => prepareKafkaNode(cfg, ctx, host, hosts)
+      : host.role === 'cassandra'
+        ? () => Promise.resolve(prepareCassandraNode(cfg, host, hosts))
+        : () => prepareMongoNode(cfg, ctx, host);
+  return launch(cfg, host, spec, log);
+}
+
+/** The realm's Keycloak, unpacked into .infra/cluster/keycloak (never the single node's, which may be running). */
+async function prepareIdentity(cfg: ClusterConfig, ctx: InfraContext): Promise<LaunchSpec> {
+  await createKeycloakServer(cfg.infra).install(ctx);
+  const layout = keycloakLayout(cfg.dir);
+  const host = identityHost();
+  return {
+    ...inNamespace(host, 'bash', [
+      layout.script,
+      // the issuer stays pinned to the host's address; it listens on the namespace's loopback too (relaxMasterRealm)
+      ...keycloakArgs({
+        host: host.address,
+        port: IDENTITY_PORTS.http,
+        managementPort: IDENTITY_PORTS.management,
+      }).map((a) => (a.startsWith('--http-host=') ? '--http-host=0.0.0.0' : a)),
+    ]),
+    env: keycloakEnv(cfg.infra.keycloakHeap),
+    cwd: layout.distDir,
+  };
+}
+
+async function identityReady(cfg: ClusterConfig, log: ClusterLog): Promise<void> {
+  await retryUntil(() => fetchDiscovery(clusterIssuer(), 5000), cfg.startTimeoutMs, {
+    intervalMs: 2000,
+    onWait: (ms, err) =>
+      log('keycloak', `waiting for the realm (${Math.round(ms / 1000)}s: ${errorMessage(err)})`),
+  });
+  relaxMasterRealm();
+  log('keycloak', `issuer ${clusterIssuer()}; master realm over plain HTTP`);
+}
+
+/**
+ * The master realm requires HTTPS from every address but loopback and the private ranges, and
+ * 198.18.0.0/15 is neither: the test users' admin calls (libs/testing keycloak-users) were refused
+ * with 403 "HTTPS required". Set it to NONE through the admin API on the namespace's own loopback,
+ * which the master realm accepts over HTTP (the mobile-world realm file already says none).
+ */
+function relaxMasterRealm(): void {
+  const base = `http://127.0.0.1:${IDENTITY_PORTS.http}`;
+  const script = [
+    `token=$(curl -sSf -d grant_type=password -d client_id=admin-cli -d username="$KC_USER" -d password="$KC_PASSWORD" ${base}/realms/master/protocol/openid-connect/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
+    `curl -sSf -X PUT -H "authorization: Bearer $token" -H 'content-type: application/json' -d '{"sslRequired":"NONE"}' ${base}/admin/realms/master`,
+  ].join(' && ');
+  const res = spawnSync('ip', ['netns', 'exec', identityHost().namespace, 'bash', '-c', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, KC_USER: KEYCLOAK_ADMIN.username, KC_PASSWORD: KEYCLOAK_ADMIN.password },
+  });
+  if (res.status !== 0)
+    throw new InfraError(
+      `keycloak: the master realm kept requiring HTTPS: ${(res.stderr || res.stdout || String(res.error)).trim()}`,
+    );
+}
+
 export interface ClusterUpResult {
   readonly seconds: number;
   readonly env: Record<string, string>;
@@ -227,29 +331,22 @@ export interface ClusterUpResult {
 export async function upCluster(cfg: ClusterConfig, log: ClusterLog): Promise<ClusterUpResult> {
   const started = Date.now();
   const hosts = clusterHosts();
-  createNetwork(hosts);
-  log('network', `bridge and ${hosts.length} namespaces ready`);
+  createNetwork([...hosts, identityHost()]);
+  log('network', `bridge and ${hosts.length + 1} namespaces ready`);
   await installJvmNodes(cfg, ctxFor(cfg, 'install', log));
-  for (const host of hosts) {
-    const ctx = ctxFor(cfg, host.name, log);
-    const spec =
-      host.role === 'kafka'
-        ? () => prepareKafkaNode(cfg, ctx, host, hosts)
-        : host.role === 'cassandra'
-          ? () => Promise.resolve(prepareCassandraNode(cfg, host, hosts))
-          : () => prepareMongoNode(cfg, ctx, host);
-    await launch(cfg, host, spec, log);
-  }
+  await launch(cfg, identityHost(), () => prepareIdentity(cfg, ctxFor(cfg, 'keycloak', log)), log);
+  for (const host of hosts) await launchNode(cfg, host, hosts, log);
   const readiness = await Promise.allSettled([
     kafkaReady(cfg, hosts, log),
     cassandraReady(cfg, hosts, log),
     mongoReady(cfg, hosts, log),
+    identityReady(cfg, log),
   ]);
   const failed = readiness.flatMap((r) => (r.status === 'rejected' ? [errorMessage(r.reason)] : []));
   if (failed.length > 0) {
     throw new InfraError(
       `the cluster is not ready (npm run cluster -- down removes it): ${failed.join('; ')}`,
-      hosts.flatMap((h) => [
+      [...hosts, identityHost()].flatMap((h) => [
         `${h.name}:`,
         ...tailFile(serverPaths(cfg.dir, h.name).logFile, 3).map((l) => `  ${l.slice(0, 240)}`),
       ]),
@@ -264,7 +361,7 @@ export async function upCluster(cfg: ClusterConfig, log: ClusterLog): Promise<Cl
  * Idempotent.
  */
 export async function downCluster(cfg: ClusterConfig, log: ClusterLog): Promise<void> {
-  const hosts = clusterHosts();
+  const hosts = [...clusterHosts(), identityHost()];
   // a server cut off is stopped as well: heal first so nothing waits on a dead link
   for (const h of hosts) if (listOwnNamespaces().includes(h.namespace) && !linkIsUp(h)) setLink(h, 'up');
   await Promise.all(
@@ -289,6 +386,33 @@ export async function downCluster(cfg: ClusterConfig, log: ClusterLog): Promise<
   }
   const removed = removeNetwork();
   log('network', removed.length > 0 ? `removed ${removed.join(', ')}` : 'nothing to remove');
+}
+
+/** The pid of a server's process group (its pid file), or undefined when it is not running. */
+export function nodePid(cfg: ClusterConfig, host: NetHost): number | undefined {
+  const state = readPidState(serverPaths(cfg.dir, host.name), cfg.dir);
+  return state.kind === 'alive' ? state.pid : undefined;
+}
+
+/**
+ * Starts one server again after a SIGKILL (waits for its pid file to go stale first) and waits for
+ * its role's readiness: all three brokers registered, the whole ring up, a primary and two
+ * secondaries.
+ */
+export async function restartNode(cfg: ClusterConfig, host: ClusterHost, log: ClusterLog): Promise<void> {
+  const hosts = clusterHosts();
+  await retryUntil(
+    () => {
+      if (nodePid(cfg, host) !== undefined) throw new Error(`${host.name} still running`);
+      return Promise.resolve();
+    },
+    30_000,
+    { intervalMs: 200 },
+  );
+  await launchNode(cfg, host, hosts, log);
+  if (host.role === 'kafka') await kafkaReady(cfg, hosts, log);
+  else if (host.role === 'cassandra') await cassandraReady(cfg, hosts, log);
+  else await mongoReady(cfg, hosts, log);
 }
 
 export function resolveHost(name: string): ClusterHost {

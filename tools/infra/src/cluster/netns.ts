@@ -7,7 +7,8 @@ import {
   hostCommands,
   linkCommand,
   ownNamespaces,
-  type ClusterHost,
+  splitCommands,
+  type NetHost,
 } from './topology';
 
 function ip(args: readonly string[]): { ok: boolean; output: string } {
@@ -39,7 +40,7 @@ export function listOwnNamespaces(): string[] {
 }
 
 /** The bridge and every host; a host that exists already (a previous `up`) is kept as it is. */
-export function createNetwork(hosts: readonly ClusterHost[]): void {
+export function createNetwork(hosts: readonly NetHost[]): void {
   if (!linkExists(BRIDGE)) for (const args of bridgeCommands()) ipOrThrow(args);
   const existing = new Set(listOwnNamespaces());
   for (const host of hosts) {
@@ -69,19 +70,57 @@ export function removeNetwork(): string[] {
   return removed;
 }
 
+/** Removes these hosts' namespaces (and so their veth pairs) only; idempotent. */
+export function removeHosts(hosts: readonly NetHost[]): void {
+  const existing = new Set(listOwnNamespaces());
+  for (const h of hosts) if (existing.has(h.namespace)) ipOrThrow(['netns', 'delete', h.namespace]);
+}
+
 /** `down` isolates the host from every other host and from the root namespace; `up` heals it. */
-export function setLink(host: ClusterHost, state: 'up' | 'down'): void {
+export function setLink(host: NetHost, state: 'up' | 'down'): void {
   ipOrThrow(linkCommand(host, state));
 }
 
-export function linkIsUp(host: ClusterHost): boolean {
+/**
+ * Cuts `host` off from `peers` only (./topology.ts splitCommands); idempotent: a route already there
+ * is kept. Returns how many routes it added.
+ */
+export function split(host: NetHost, peers: readonly NetHost[]): number {
+  let added = 0;
+  for (const args of splitCommands(host, peers, 'add')) {
+    const res = ip(args);
+    if (res.ok) added++;
+    else if (!/File exists/.test(res.output))
+      throw new InfraError(`ip ${args.join(' ')} failed: ${res.output}`);
+  }
+  return added;
+}
+
+/** Heals a split; idempotent (a route already gone is fine). */
+export function rejoin(host: NetHost, peers: readonly NetHost[]): void {
+  for (const args of splitCommands(host, peers, 'del')) {
+    const res = ip(args);
+    if (!res.ok && !/No such process|not found/i.test(res.output))
+      throw new InfraError(`ip ${args.join(' ')} failed: ${res.output}`);
+  }
+}
+
+/** The blackhole routes in a host's namespace (addresses it is split from). */
+export function splitFrom(host: NetHost): string[] {
+  const res = ip(['-n', host.namespace, 'route', 'show', 'type', 'blackhole']);
+  return res.ok
+    ? [...res.output.matchAll(/blackhole (\S+)/g)].map((m) => (m[1] ?? '').replace(/\/32$/, ''))
+    : [];
+}
+
+export function linkIsUp(host: NetHost): boolean {
   const res = ip(['-o', 'link', 'show', 'dev', host.namespace]);
   return res.ok && /[<,]UP[,>]/.test(res.output);
 }
 
 /** argv that runs `command` inside the host's namespace (`ip netns exec` execs it: the pid is the command's). */
 export function inNamespace(
-  host: ClusterHost,
+  host: NetHost,
   command: string,
   args: readonly string[],
 ): { command: string; args: string[] } {
@@ -92,11 +131,7 @@ export function inNamespace(
  * Which of `targets` (address:port) accept a TCP connection from inside `from`'s namespace, each
  * tried for at most `timeoutSeconds` (bash's /dev/tcp: one process per probe round, no client library).
  */
-export function reachableFrom(
-  from: ClusterHost,
-  targets: readonly string[],
-  timeoutSeconds = 2,
-): Set<string> {
+export function reachableFrom(from: NetHost, targets: readonly string[], timeoutSeconds = 2): Set<string> {
   const script = targets
     .map((t) => {
       const [address, port] = t.split(':');

@@ -1,5 +1,15 @@
 import { initialToken, kafkaClusterOverrides } from './nodes';
-import { BRIDGE, clusterHosts, findHost, hostCommands, linkCommand, ownNamespaces } from './topology';
+import {
+  BRIDGE,
+  clusterHosts,
+  findHost,
+  hostCommands,
+  identityHost,
+  linkCommand,
+  ownNamespaces,
+  serviceHosts,
+  splitCommands,
+} from './topology';
 
 describe('cluster topology plan', () => {
   const hosts = clusterHosts();
@@ -49,5 +59,30 @@ describe('cluster topology plan', () => {
     expect(o['default.replication.factor']).toBe(3);
     expect(o['min.insync.replicas']).toBe(2);
     expect(o['unclean.leader.election.enable']).toBe(false);
+  });
+
+  it('gives Keycloak and every service instance a host of its own beside the servers, with names an interface can carry', () => {
+    const services = serviceHosts(['inventory-1', 'inventory-2', 'projector-2']);
+    const all = [...hosts, identityHost(), ...services];
+    expect(new Set(all.map((h) => h.address)).size).toBe(all.length);
+    expect(services.map((h) => [h.namespace, h.address])).toEqual([
+      ['mw-inventory-1', '198.18.0.51'],
+      ['mw-inventory-2', '198.18.0.52'],
+      ['mw-projector-2', '198.18.0.53'],
+    ]);
+    expect(() => serviceHosts(['catalog-projector-2'])).toThrow(/at most 12/);
+    expect(() => serviceHosts(['Carts'])).toThrow(/lower-case/);
+  });
+
+  it('splits a host from its peers only, both ways, with blackhole routes (everyone else still reaches both)', () => {
+    const [m1, m2, m3] = clusterHosts().filter((h) => h.role === 'mongodb');
+    if (!m1 || !m2 || !m3) throw new Error('no replica set');
+    expect(splitCommands(m1, [m2, m3], 'add').map((c) => c.join(' '))).toEqual([
+      '-n mw-mongodb-1 route add blackhole 198.18.0.32/32',
+      '-n mw-mongodb-2 route add blackhole 198.18.0.31/32',
+      '-n mw-mongodb-1 route add blackhole 198.18.0.33/32',
+      '-n mw-mongodb-3 route add blackhole 198.18.0.31/32',
+    ]);
+    expect(splitCommands(m1, [m2], 'del').map((c) => c[3])).toEqual(['del', 'del']);
   });
 });

@@ -14,15 +14,19 @@ export type ClusterRole = 'kafka' | 'cassandra' | 'mongodb';
 export const CLUSTER_ROLES: readonly ClusterRole[] = ['kafka', 'cassandra', 'mongodb'];
 
 /** One network host: a namespace, its address on the bridge and the host side of its veth pair. */
-export interface ClusterHost {
-  /** `kafka-1`: the server's name in logs, pid files (`.infra/cluster/<name>`) and commands. */
+export interface NetHost {
+  /** `kafka-1`, `carts-2`: the host's name in logs, pid files (`.infra/cluster/<name>`) and commands. */
   readonly name: string;
-  readonly role: ClusterRole;
-  /** 1-based index within its role (Kafka's node.id, the replica set member's _id + 1). */
-  readonly index: number;
   /** `mw-kafka-1`: the namespace, and the name of the veth end on the bridge. */
   readonly namespace: string;
   readonly address: string;
+}
+
+/** A server of the cluster on a host of its own. */
+export interface ClusterHost extends NetHost {
+  readonly role: ClusterRole;
+  /** 1-based index within its role (Kafka's node.id, the replica set member's _id + 1). */
+  readonly index: number;
 }
 
 export const NAME_PREFIX = 'mw-';
@@ -34,6 +38,13 @@ export const BRIDGE_ADDRESS = `${SUBNET_PREFIX}.1`;
 /** Each role's hosts take consecutive addresses from this last octet. */
 const FIRST_OCTET: Readonly<Record<ClusterRole, number>> = { kafka: 11, cassandra: 21, mongodb: 31 };
 export const NODES_PER_ROLE = 3;
+/** The identity provider (Keycloak) of the cluster topology: services on it never use the single node's. */
+const IDENTITY_OCTET = 41;
+/** Service instances (`carts-2`…) take consecutive addresses from here, in the order they are asked for. */
+const FIRST_SERVICE_OCTET = 51;
+const LAST_OCTET = 254;
+/** An interface name carries at most 15 characters: `mw-` + 12. */
+const MAX_NAME = 15 - NAME_PREFIX.length;
 
 /** The nine server hosts: three Kafka brokers, three Cassandra nodes, three replica set members. */
 export function clusterHosts(): ClusterHost[] {
@@ -49,6 +60,37 @@ export function clusterHosts(): ClusterHost[] {
       };
     }),
   );
+}
+
+/** Keycloak's host (ADR 0062): started by `cluster up` so that services in namespaces verify tokens without the single node. */
+export function identityHost(): NetHost {
+  return {
+    name: 'keycloak',
+    namespace: `${NAME_PREFIX}keycloak`,
+    address: `${SUBNET_PREFIX}.${IDENTITY_OCTET}`,
+  };
+}
+
+/**
+ * One host per service instance (`inventory-1`, `carts-2`…), on the same bridge as the servers, so a
+ * nemesis can cut one instance off from the brokers while it keeps running and serving HTTP.
+ */
+export function serviceHosts(names: readonly string[]): NetHost[] {
+  if (FIRST_SERVICE_OCTET + names.length - 1 > LAST_OCTET)
+    throw new Error(
+      `${names.length} service hosts do not fit in ${SUBNET_PREFIX}.${FIRST_SERVICE_OCTET}-${LAST_OCTET}`,
+    );
+  return names.map((name, i) => {
+    if (!/^[a-z0-9-]+$/.test(name) || name.length > MAX_NAME)
+      throw new Error(
+        `service host name "${name}": lower-case letters, digits and dashes, at most ${MAX_NAME}`,
+      );
+    return {
+      name,
+      namespace: `${NAME_PREFIX}${name}`,
+      address: `${SUBNET_PREFIX}.${FIRST_SERVICE_OCTET + i}`,
+    };
+  });
 }
 
 export function hostsOf(role: ClusterRole, hosts: readonly ClusterHost[] = clusterHosts()): ClusterHost[] {
@@ -78,7 +120,7 @@ export function bridgeCommands(): string[][] {
   ];
 }
 
-export function hostCommands(host: ClusterHost): string[][] {
+export function hostCommands(host: NetHost): string[][] {
   const ns = host.namespace;
   return [
     ['netns', 'add', ns],
@@ -93,8 +135,21 @@ export function hostCommands(host: ClusterHost): string[][] {
 }
 
 /** The host's link to the bridge down (isolated: no peer and no client reaches it, it reaches none) or up. */
-export function linkCommand(host: ClusterHost, state: 'up' | 'down'): string[] {
+export function linkCommand(host: NetHost, state: 'up' | 'down'): string[] {
   return ['link', 'set', host.namespace, state];
+}
+
+/**
+ * A partition between `host` and `peers` while everyone else still reaches both sides: a blackhole
+ * route to each peer in the host's namespace and to the host in each peer's, so packets either way
+ * are dropped silently (as a failed switch port would: connections hang until their timeouts, no
+ * reset tells anybody). `add` cuts, `del` heals. No netfilter needed (tc netem is not available).
+ */
+export function splitCommands(host: NetHost, peers: readonly NetHost[], op: 'add' | 'del'): string[][] {
+  return peers.flatMap((peer) => [
+    ['-n', host.namespace, 'route', op, 'blackhole', `${peer.address}/32`],
+    ['-n', peer.namespace, 'route', op, 'blackhole', `${host.address}/32`],
+  ]);
 }
 
 /** Our namespaces among `ip netns list` output (`name (id: 3)` lines). */
