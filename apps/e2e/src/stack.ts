@@ -52,7 +52,23 @@ export interface StackOptions {
   readonly prefix?: string;
   /** Customers created in Keycloak for this run (default 3), besides the payment-rule users. */
   readonly customers?: number;
+  /**
+   * Where an instance runs: a network namespace of its own (the cluster topology, ADR 0062), reached
+   * at the namespace's address; undefined (the default) runs it here on a free loopback port.
+   */
+  readonly placement?: (id: string) => Placement | undefined;
+  /** How long start() waits for each instance and for every group's assignment (default 120 s; a cold cluster's schema changes take longer). */
+  readonly startTimeoutMs?: number;
 }
+
+/** A network host of the cluster topology an instance runs in (`ip netns exec`, so its pid is the service's). */
+export interface Placement {
+  readonly namespace: string;
+  readonly address: string;
+}
+
+/** The HTTP port of an instance in a namespace of its own (nothing else listens there). */
+const PLACED_PORT = 8000;
 
 /** One running process of a service: `inventory` (the first) or `inventory-2`, `inventory-3`… */
 export interface Instance {
@@ -60,6 +76,8 @@ export interface Instance {
   readonly service: ServiceName;
   readonly port: number;
   readonly url: string;
+  /** Its namespace when it runs on a host of its own. */
+  readonly placement?: Placement;
   child: ChildProcess;
 }
 
@@ -275,24 +293,29 @@ export class Stack {
       const count = this.options.instances?.[name] ?? 1;
       for (let i = 1; i <= count; i++) {
         const id = i === 1 ? name : `${name}-${i}`;
-        const port = await freePort();
-        const url = `http://127.0.0.1:${port}`;
-        this.procs.set(id, { id, service: name, port, url, child: this.spawn(name, id, port) });
+        const placement = this.options.placement?.(id);
+        const port = placement ? PLACED_PORT : await freePort();
+        const url = `http://${placement?.address ?? '127.0.0.1'}:${port}`;
+        this.procs.set(id, { id, service: name, port, url, ...(placement ? { placement } : {}), child: this.spawn(name, id, port) });
         if (i === 1) this.urls[name] = url;
       }
     }
-    await Promise.all([...this.procs.keys()].map((id) => this.waitReady(id)));
+    await Promise.all([...this.procs.keys()].map((id) => this.waitReady(id, this.options.startTimeoutMs)));
     // Every consumer group holds its partitions before the first message: nothing a test sends waits on a rebalance.
     const expected = [this.groups.inventory, this.groups.orders, this.groups.carts, this.groups.projector];
     await waitFor(async () => {
       const { groups } = await this.admin.describeGroups(expected);
       return groups.every((g) => g.state === 'Stable' && g.members.length > 0 && g.members.some((m) => m.memberAssignment.length > 0));
-    }, 90_000, 'every consumer group assigned');
+    }, Math.max(90_000, this.options.startTimeoutMs ?? 0), 'every consumer group assigned');
     await this.startRecorder();
   }
 
   private spawn(name: ServiceName, id: string, port: number): ChildProcess {
-    const child = spawn(process.execPath, ['--enable-source-maps', join(this.dist, BUNDLES[name])], {
+    const node = [process.execPath, '--enable-source-maps', join(this.dist, BUNDLES[name])];
+    const ns = this.options.placement?.(id)?.namespace;
+    // `ip netns exec` execs node in the namespace: signals reach the service itself
+    const [command, ...args] = ns ? ['ip', 'netns', 'exec', ns, ...node] : node;
+    const child = spawn(command as string, args, {
       cwd: ROOT,
       env: this.serviceEnv(name, port, id),
       stdio: ['ignore', 'pipe', 'pipe'],

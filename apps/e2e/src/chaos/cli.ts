@@ -1,10 +1,13 @@
 /**
- * `npm run chaos [-- --profile short|long] [--seed N] [--out file.json] [--keep-infra] [--no-build] [--dist dir]`
+ * `npm run chaos [-- --profile short|long|partitions|partitions-short] [--seed N] [--out file.json] [--keep-infra] [--no-build] [--dist dir]`
  * `npm run chaos -- --stop-infra` stops the servers a `--keep-infra` run left running.
  *
  * Builds the service bundles (Nx cache), starts private servers, runs the seeded checkout storm
  * with the fault plan, prints the table and exits 0 only when every invariant holds. The same seed
  * replays the same plan and storm choices (timings still vary with the machine).
+ *
+ * The partitions profiles run on the cluster topology (ADR 0062; root, network namespaces): they
+ * bring `npm run cluster -- up` up (Keycloak included) and down again unless --keep-infra.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -43,8 +46,9 @@ async function main(): Promise<number> {
       if (r.status !== 0) throw new Error(`nx ${args.join(' ')} failed`);
     }
   }
-  // Tokens come from the main install's Keycloak (started if needed; the chaos servers are private, it is not)
-  if (!process.env['OIDC_ISSUER']) {
+  // Tokens come from the main install's Keycloak (started if needed; the chaos servers are private, it is not);
+  // on the cluster topology from the cluster's own Keycloak, in its namespace
+  if (base.topology === 'single' && !process.env['OIDC_ISSUER']) {
     await ensureInfra({ config: loadConfig(process.env), servers: ['keycloak'], exportToProcessEnv: true });
   }
   const report = await runChaos({ seed, profile, keepInfra: process.argv.includes('--keep-infra'), ...(dist ? { dist: resolve(dist) } : {}) });

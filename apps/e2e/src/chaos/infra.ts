@@ -25,7 +25,22 @@ export const CHAOS_INFRA_ENV: Readonly<Record<string, string>> = {
   MONGO_PORT: '27317',
 };
 
-export class ChaosInfra {
+/** The servers of a chaos run, whichever topology: what the run and its SIGKILL faults need of them. */
+export interface ChaosServers {
+  /** Where their data lives (for the log). */
+  readonly where: string;
+  /** One line per server kind, as the report lists them. */
+  readonly versions: string[];
+  /** Starts them (idempotent); resolves with the connection variables. */
+  up(): Promise<Record<string, string>>;
+  down(): Promise<void>;
+  /** SIGKILLs one server of that kind, starts it again after `downMs`; resolves with what it killed. */
+  killAndRestart(server: 'kafka' | 'cassandra', downMs: number, node?: number): Promise<string>;
+  /** SIGKILLs the primary mongod (its supervisor restarts it): resolves once another member is primary and it is back. */
+  killMongoPrimary(): Promise<{ killed: string; elected: string }>;
+}
+
+export class ChaosInfra implements ChaosServers {
   readonly config: InfraConfig;
   private readonly env: NodeJS.ProcessEnv;
   connection: Record<string, string> = {};
@@ -63,8 +78,19 @@ export class ChaosInfra {
     return this.connection;
   }
 
+  get where(): string {
+    return this.config.infraDir;
+  }
+
   async down(): Promise<void> {
     await stopInfra(this.config, [...CHAOS_SERVERS], this.log);
+  }
+
+  async killAndRestart(server: 'kafka' | 'cassandra', downMs: number): Promise<string> {
+    const pid = this.kill(server);
+    await new Promise((r) => setTimeout(r, downMs));
+    await this.restart(server);
+    return `pid ${pid}`;
   }
 
   pidOf(server: 'kafka' | 'cassandra'): number {
@@ -86,30 +112,34 @@ export class ChaosInfra {
     await ensureInfra({ config: this.config, servers: [server], exportToProcessEnv: false, log: this.log });
   }
 
-  /**
-   * SIGKILLs the primary mongod; the replica-set supervisor starts it again. Resolves when another
-   * member is primary and the killed one is back as a secondary.
-   */
-  async killMongoPrimary(): Promise<{ killed: string; elected: string }> {
-    const client: MongoClient = createMongoClient(this.connection['MONGO_URL'] ?? '', { serverSelectionTimeoutMS: 30_000 });
-    try {
-      const admin = client.db('admin');
-      const hello = await admin.command({ hello: 1 });
-      const status = await admin.command({ serverStatus: 1 });
-      const killed = String(hello['me']);
-      process.kill(Number(status['pid']), 'SIGKILL');
-      const elected = await waitFor(async () => {
-        const h = await admin.command({ hello: 1 });
-        return h['isWritablePrimary'] === true && h['me'] !== killed ? String(h['me']) : undefined;
-      }, 90_000, 'a new MongoDB primary');
-      await waitFor(async () => {
-        const set = await admin.command({ replSetGetStatus: 1 });
-        return (set['members'] as { name: string; stateStr: string }[]).find((m) => m.name === killed)?.stateStr === 'SECONDARY';
-      }, 120_000, `${killed} back as a secondary`);
-      return { killed, elected };
-    } finally {
-      await client.close();
-    }
+  killMongoPrimary(): Promise<{ killed: string; elected: string }> {
+    return killMongoPrimary(this.connection['MONGO_URL'] ?? '');
+  }
+}
+
+/**
+ * SIGKILLs the primary mongod of the replica set at `url`; the replica-set supervisor starts it
+ * again. Resolves when another member is primary and the killed one is back as a secondary.
+ */
+export async function killMongoPrimary(url: string): Promise<{ killed: string; elected: string }> {
+  const client: MongoClient = createMongoClient(url, { serverSelectionTimeoutMS: 30_000 });
+  try {
+    const admin = client.db('admin');
+    const hello = await admin.command({ hello: 1 });
+    const status = await admin.command({ serverStatus: 1 });
+    const killed = String(hello['me']);
+    process.kill(Number(status['pid']), 'SIGKILL');
+    const elected = await waitFor(async () => {
+      const h = await admin.command({ hello: 1 });
+      return h['isWritablePrimary'] === true && h['me'] !== killed ? String(h['me']) : undefined;
+    }, 90_000, 'a new MongoDB primary');
+    await waitFor(async () => {
+      const set = await admin.command({ replSetGetStatus: 1 });
+      return (set['members'] as { name: string; stateStr: string }[]).find((m) => m.name === killed)?.stateStr === 'SECONDARY';
+    }, 120_000, `${killed} back as a secondary`);
+    return { killed, elected };
+  } finally {
+    await client.close();
   }
 }
 

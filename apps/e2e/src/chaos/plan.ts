@@ -11,12 +11,33 @@ export type Fault =
   | { readonly kind: 'pause-process'; readonly target: string; readonly pausedMs: number }
   /** SIGKILL the Kafka broker, start it again after `downMs`. */
   | { readonly kind: 'kill-kafka'; readonly downMs: number }
-  /** SIGKILL Cassandra, start it again after `downMs`. */
-  | { readonly kind: 'kill-cassandra'; readonly downMs: number }
+  /** SIGKILL Cassandra (on the cluster: node `node`), start it again after `downMs`. */
+  | { readonly kind: 'kill-cassandra'; readonly downMs: number; readonly node?: number }
   /** SIGKILL the MongoDB primary; the supervisor restarts it and an election follows. */
   | { readonly kind: 'kill-mongodb-primary' }
   /** Publish `count` unparseable messages onto a topic: each must end in its DLQ (the explained entries). */
-  | { readonly kind: 'poison'; readonly topic: 'commands' | 'checkout'; readonly count: number };
+  | { readonly kind: 'poison'; readonly topic: 'commands' | 'checkout'; readonly count: number }
+  // Partitions (cluster topology, ADR 0062): the cut-off side keeps running; healed after `holdMs`.
+  /** Split the MongoDB primary from the other two members (clients still reach it): it must step down. */
+  | { readonly kind: 'partition-mongodb-primary'; readonly holdMs: number }
+  /** Split the broker leading the checkout topic's partition 0 from the other two brokers (clients still reach it). */
+  | { readonly kind: 'partition-kafka-leader'; readonly holdMs: number }
+  /**
+   * One Cassandra node cut off: from its two peers only (`peers`: it still coordinates clients'
+   * requests it cannot get a quorum for) or from everybody (`link`).
+   */
+  | { readonly kind: 'partition-cassandra-node'; readonly node: number; readonly mode: 'peers' | 'link'; readonly holdMs: number }
+  /** One service instance split from the three brokers (it still reaches the databases and serves HTTP): its partitions move. */
+  | { readonly kind: 'isolate-service'; readonly target: string; readonly holdMs: number };
+
+export type FaultKind = Fault['kind'];
+export const PARTITION_KINDS: readonly FaultKind[] = [
+  'partition-mongodb-primary',
+  'partition-kafka-leader',
+  'partition-cassandra-node',
+  'isolate-service',
+];
+export const isPartition = (f: Fault): boolean => PARTITION_KINDS.includes(f.kind);
 
 /**
  * Kafka consumer session timeout of the services in a chaos run (KAFKA_SESSION_TIMEOUT_MS): short, so a
@@ -31,7 +52,9 @@ export interface PlannedFault {
 }
 
 export interface Profile {
-  readonly name: 'short' | 'long';
+  readonly name: 'short' | 'long' | 'partitions' | 'partitions-short';
+  /** `single`: one broker, one Cassandra node, a replica set on loopback; `cluster`: the cluster topology of ADR 0062, services in namespaces. */
+  readonly topology: 'single' | 'cluster';
   /** Seconds of checkout storm (faults happen inside it). */
   readonly stormSeconds: number;
   /** Checkouts in flight. */
@@ -42,9 +65,14 @@ export interface Profile {
   readonly pauseMs: number;
 }
 
+/** How long a partition holds: past the election timeout (5 s), Kafka's broker and consumer sessions (9–10 s) and Cassandra's failure detector. */
+export const PARTITION_HOLD_MS: readonly [number, number] = [2 * SESSION_TIMEOUT_MS, 3 * SESSION_TIMEOUT_MS];
+
 export const PROFILES: Readonly<Record<Profile['name'], Profile>> = {
-  short: { name: 'short', stormSeconds: 120, concurrency: 6, rounds: 1, pauseMs: 2 * SESSION_TIMEOUT_MS },
-  long: { name: 'long', stormSeconds: 660, concurrency: 8, rounds: 3, pauseMs: 3 * SESSION_TIMEOUT_MS },
+  short: { name: 'short', topology: 'single', stormSeconds: 120, concurrency: 6, rounds: 1, pauseMs: 2 * SESSION_TIMEOUT_MS },
+  long: { name: 'long', topology: 'single', stormSeconds: 660, concurrency: 8, rounds: 3, pauseMs: 3 * SESSION_TIMEOUT_MS },
+  partitions: { name: 'partitions', topology: 'cluster', stormSeconds: 660, concurrency: 6, rounds: 3, pauseMs: 0 },
+  'partitions-short': { name: 'partitions-short', topology: 'cluster', stormSeconds: 240, concurrency: 6, rounds: 1, pauseMs: 0 },
 };
 
 /** Service processes the plan may kill or pause (ids as the stack names its instances). */
@@ -62,6 +90,7 @@ export interface Targets {
  * their own track so they overlap other faults.
  */
 export function planFaults(seed: number, profile: Profile, targets: Targets): PlannedFault[] {
+  if (profile.topology === 'cluster') return planPartitions(seed, profile, targets);
   const rng = new Rng(seed);
   const serial: Fault[] = [];
   const pauses: Fault[] = [];
@@ -84,6 +113,49 @@ export function planFaults(seed: number, profile: Profile, targets: Targets): Pl
   return planned.sort((a, b) => a.at - b.at);
 }
 
+/**
+ * The cluster topology's plan: two tracks, each serial and spread over the storm like the single
+ * node's. The servers' track, per round: the MongoDB primary, the leader broker and one Cassandra
+ * node partitioned, a broker, a Cassandra node and the primary SIGKILLed, poison. The services'
+ * track, per round: one instance of every service split from the brokers and one process of every
+ * service SIGKILLed. Faults on one track never overlap; the two tracks do.
+ */
+function planPartitions(seed: number, profile: Profile, targets: Targets): PlannedFault[] {
+  const rng = new Rng(seed);
+  const servers: Fault[] = [];
+  const services: Fault[] = [];
+  const hold = (): number => rng.int(PARTITION_HOLD_MS[0], PARTITION_HOLD_MS[1]);
+  for (let round = 0; round < profile.rounds; round++) {
+    servers.push({ kind: 'partition-mongodb-primary', holdMs: hold() });
+    servers.push({ kind: 'partition-kafka-leader', holdMs: hold() });
+    // the first round cuts a node from its peers only, the next from everybody, and so on
+    servers.push({ kind: 'partition-cassandra-node', node: rng.int(1, 3), mode: round % 2 === 0 ? 'peers' : 'link', holdMs: hold() });
+    servers.push({ kind: 'kill-kafka', downMs: rng.int(2000, 6000) });
+    servers.push({ kind: 'kill-cassandra', downMs: rng.int(2000, 6000), node: rng.int(1, 3) });
+    servers.push({ kind: 'kill-mongodb-primary' });
+    servers.push({ kind: 'poison', topic: rng.pick(['commands', 'checkout'] as const), count: rng.int(1, 3) });
+    for (const ids of Object.values(targets.processes)) {
+      services.push({ kind: 'isolate-service', target: rng.pick(ids), holdMs: hold() });
+      services.push({ kind: 'kill-process', target: rng.pick(ids), downMs: rng.int(500, 3000) });
+    }
+  }
+  const spread = (faults: readonly Fault[], from: number, span: number): PlannedFault[] => {
+    const slot = span / Math.max(1, faults.length);
+    return faults.map((fault, i) => ({ at: round1(from + i * slot + rng.next() * slot * 0.3), fault }));
+  };
+  return [
+    ...spread(rng.shuffle(servers), profile.stormSeconds * 0.05, profile.stormSeconds * 0.85),
+    ...spread(rng.shuffle(services), profile.stormSeconds * 0.1, profile.stormSeconds * 0.8),
+  ].sort((a, b) => a.at - b.at);
+}
+
+/** Which track a fault runs on (faults of one track run one after another; tracks overlap). */
+export function trackOf(f: Fault, topology: Profile['topology']): 'servers' | 'services' | 'pauses' {
+  if (f.kind === 'pause-process') return 'pauses';
+  if (topology === 'cluster' && (f.kind === 'isolate-service' || f.kind === 'kill-process')) return 'services';
+  return 'servers';
+}
+
 export function describeFault(f: Fault): string {
   switch (f.kind) {
     case 'kill-process':
@@ -93,11 +165,19 @@ export function describeFault(f: Fault): string {
     case 'kill-kafka':
       return `SIGKILL Kafka broker (down ${f.downMs} ms)`;
     case 'kill-cassandra':
-      return `SIGKILL Cassandra (down ${f.downMs} ms)`;
+      return `SIGKILL Cassandra${f.node ? ` node ${f.node}` : ''} (down ${f.downMs} ms)`;
     case 'kill-mongodb-primary':
       return 'SIGKILL MongoDB primary (election)';
     case 'poison':
       return `${f.count} unparseable message(s) on ${f.topic}`;
+    case 'partition-mongodb-primary':
+      return `partition: MongoDB primary split from the other members for ${f.holdMs / 1000} s`;
+    case 'partition-kafka-leader':
+      return `partition: leader broker split from the other brokers for ${f.holdMs / 1000} s`;
+    case 'partition-cassandra-node':
+      return `partition: cassandra-${f.node} cut off from ${f.mode === 'peers' ? 'its peers' : 'everybody'} for ${f.holdMs / 1000} s`;
+    case 'isolate-service':
+      return `partition: ${f.target} split from the brokers for ${f.holdMs / 1000} s`;
   }
 }
 

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { Client as CassandraClient } from 'cassandra-driver';
 import { waitFor } from '@mw/testing';
 import { ROOT, ServiceName, Stack } from '../stack';
-import { ChaosInfra } from './infra';
-import { allOrdersTerminal, checkAll, InvariantResult } from './invariants';
-import { describeFault, Fault, planFaults, PlannedFault, Profile, SESSION_TIMEOUT_MS } from './plan';
+import { ClusterChaosInfra, type PartitionOutcome } from './cluster-infra';
+import { ChaosInfra, type ChaosServers } from './infra';
+import { acknowledgedOf, allOrdersTerminal, checkAll, InvariantResult } from './invariants';
+import { injectPartition } from './nemesis';
+import { describeFault, Fault, planFaults, PlannedFault, Profile, SESSION_TIMEOUT_MS, trackOf } from './plan';
 import { Rng } from './rng';
 import { Product, sleep, Storm, StormStats, ZONES } from './storm';
 
@@ -28,6 +30,15 @@ export interface InjectedFault {
   readonly recovery_s: number;
   readonly detail?: string;
   readonly error?: string;
+  /** A partition's own clock: cut → failover, how long it held, heal → whole again. */
+  readonly partition?: Omit<PartitionOutcome, 'detail'>;
+}
+
+/** The partitions of a run, counted and timed by kind (the figures docs/scale-out.md quotes). */
+export interface PartitionSummary {
+  readonly partitions: number;
+  readonly healed: number;
+  readonly by_kind: Record<string, { count: number; failover_s: (number | null)[]; after_heal_s: number[] }>;
 }
 
 export interface ChaosReport {
@@ -46,12 +57,15 @@ export interface ChaosReport {
   readonly reservations: Record<string, number>;
   readonly checkout_to_terminal_s: { p50: number; p99: number; max: number };
   readonly invariants: InvariantResult[];
+  readonly partitions?: PartitionSummary;
 }
 
 /** Customers created in Keycloak for the storm (real users: carts and orders know a user only as a token subject). */
 const CUSTOMERS = 16;
 
-const PROCESS_COUNTS = { inventory: 2, orders: 2, carts: 2, catalog: 1, 'catalog-projector': 1 } as const;
+const SINGLE_COUNTS = { inventory: 2, orders: 2, carts: 2, catalog: 1, 'catalog-projector': 1 } as const;
+/** On the cluster topology every service runs twice, each instance on a host of its own. */
+const CLUSTER_COUNTS = { inventory: 2, orders: 2, carts: 2, catalog: 2, 'catalog-projector': 2 } as const;
 
 /** Short consumer sessions: a killed member leaves its group in seconds (a restart need not wait 30 s for it). */
 const KAFKA_TIMEOUTS = {
@@ -80,22 +94,38 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const log = opts.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const started = Date.now();
   const rng = new Rng(opts.seed);
-  const infra = new ChaosInfra(ROOT, log);
+  const cluster = opts.profile.topology === 'cluster';
+  const PROCESS_COUNTS = cluster ? CLUSTER_COUNTS : SINGLE_COUNTS;
+  const clusterInfra = cluster ? new ClusterChaosInfra(log) : undefined;
+  const infra: ChaosServers = clusterInfra ?? new ChaosInfra(ROOT, log);
   const savedEnv = { ...process.env };
   let stack: Stack | undefined;
   let stopWatching = (): void => undefined;
   try {
-    log(`[chaos] seed ${opts.seed}, profile ${opts.profile.name}: starting private servers under ${infra.config.infraDir}`);
+    log(`[chaos] seed ${opts.seed}, profile ${opts.profile.name}: starting private servers under ${infra.where}`);
     const connection = await infra.up();
     Object.assign(process.env, connection);
+    const ids = Object.entries(PROCESS_COUNTS).flatMap(([service, n]) => Array.from({ length: n }, (_, i) => (i === 0 ? service : `${service}-${i + 1}`)));
+    const placed = clusterInfra?.place(ids);
+    // the cluster's replication for every topic and keyspace the services create (RF 3, min ISR 2)
+    const replication: Record<string, string> = cluster
+      ? {
+          KAFKA_REPLICATION_FACTOR: connection['KAFKA_REPLICATION_FACTOR'] ?? '3',
+          KAFKA_MIN_INSYNC_REPLICAS: connection['KAFKA_MIN_INSYNC_REPLICAS'] ?? '2',
+          CASSANDRA_REPLICATION_FACTOR: connection['CASSANDRA_REPLICATION_FACTOR'] ?? '3',
+        }
+      : {};
+    const base = { ...KAFKA_TIMEOUTS, ...replication };
     stack = new Stack(opts.dist, {
       prefix: 'chaos',
       customers: CUSTOMERS,
       instances: PROCESS_COUNTS,
+      // ten processes creating RF 3 keyspaces and tables at once wait for schema agreement across three nodes
+      ...(placed ? { placement: (id: string) => placed.get(id), startTimeoutMs: 480_000 } : {}),
       env: {
-        ...Object.fromEntries(Object.keys(PROCESS_COUNTS).map((service) => [service, KAFKA_TIMEOUTS])),
+        ...Object.fromEntries(Object.keys(PROCESS_COUNTS).map((service) => [service, base])),
         orders: {
-          ...KAFKA_TIMEOUTS,
+          ...base,
           STOCK_HOLD_SECONDS: String(PRODUCTION_HOLD_SECONDS),
           SAGA_STOCK_TIMEOUT_MS: String(DEADLINES_MS.stock),
           SAGA_PAYMENT_TIMEOUT_MS: String(DEADLINES_MS.payment),
@@ -107,13 +137,17 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           PAYMENT_SIM_LATENCY_MAX_MS: '80',
           LOG_LEVEL: 'info',
         },
-        inventory: { ...KAFKA_TIMEOUTS, LOG_LEVEL: 'info' },
-        carts: { ...KAFKA_TIMEOUTS, LOG_LEVEL: 'info' },
+        inventory: { ...base, LOG_LEVEL: 'info' },
+        carts: { ...base, LOG_LEVEL: 'info' },
       },
     });
     const s = stack;
     log(`[chaos] run ${s.run}: starting ${Object.values(PROCESS_COUNTS).reduce((a, b) => a + b, 0)} service processes (logs: ${s.logDir})`);
     await s.start();
+    if (clusterInfra) {
+      clusterInfra.probeTopic = s.topics.checkout;
+      clusterInfra.runTopics = Object.values(s.topics);
+    }
     const unexpected: string[] = [];
     const expectedDown = new Set<string>();
     stopWatching = watchExits(s, expectedDown, unexpected, log);
@@ -131,7 +165,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const poisoned = new Map<string, number>();
     // The storm lasts its planned time and at least until the last fault recovered, plus 10 s of calm.
     let faultsDoneAt = Number.POSITIVE_INFINITY;
-    const injecting = injectAll(s, infra, plan, stormStart, expectedDown, poisoned, log).finally(() => (faultsDoneAt = Date.now()));
+    const injecting = injectAll(s, infra, opts.profile, plan, stormStart, expectedDown, poisoned, log).finally(() => (faultsDoneAt = Date.now()));
     const [, faults] = await Promise.all([storm.run(opts.profile.concurrency, () => Date.now() > Math.max(stormEnd, faultsDoneAt + 10_000)), injecting]);
     log(`[chaos] storm over: ${storm.stats.accepted} checkouts accepted; waiting for the system to settle`);
 
@@ -164,6 +198,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         poisoned,
         terminalBudgetMs,
         unexpectedExits: unexpected,
+        acknowledged: acknowledgedOf(storm.acknowledged, s.recorded, s.topics),
       });
     } finally {
       await cassandra.shutdown();
@@ -179,6 +214,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       value: `${after['cancel 202'] ?? 0} cancels, ${after['delivery 200'] ?? 0} deliveries, ${after['completion 200'] ?? 0} completions; ${afterOff.length} unexpected answer kinds`,
       details: afterOff.map((k) => ({ [k]: after[k] })),
     });
+    if (cluster) {
+      const planned = plan.filter((p) => p.fault.kind.startsWith('partition-') || p.fault.kind === 'isolate-service').length;
+      const p = summarize(faults);
+      checked.results.push({ name: 'every planned partition cut, held and healed, the cut-off side whole again', ok: p.partitions === planned && p.healed === planned, value: `${p.healed} of ${planned}`, details: faults.filter((f) => f.fault.startsWith('partition:') && !f.partition) });
+    }
     checked.results.push({ name: 'every planned fault injected', ok: faults.every((f) => !f.error) && faults.length === plan.length, value: `${faults.filter((f) => !f.error).length} of ${plan.length}`, details: faults.filter((f) => f.error) });
 
     const sorted = [...checked.terminalMs].sort((a, b) => a - b);
@@ -198,6 +238,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       reservations: checked.reservations,
       checkout_to_terminal_s: { p50: pct(50), p99: pct(99), max: pct(100) },
       invariants: checked.results,
+      ...(cluster ? { partitions: summarize(faults) } : {}),
     };
     log(formatReport(report));
     return report;
@@ -213,7 +254,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 /** A category, 3 hot products with scarce stock and 24 cold ones, restocked in every zone and known to carts. */
 async function setUpCatalogue(s: Stack, rng: Rng, log: (line: string) => void): Promise<Product[]> {
   const slug = `chaos-${s.run.replace(/_/g, '-')}`.slice(0, 60);
-  const cat = await s.http('catalog', 'POST', '/categories', { name: 'Смартфоны chaos', slug, parent_id: null });
+  // the first request of each instance fetches the issuer's key set: a cold Keycloak may answer it late (503 AUTH.ISSUER_UNAVAILABLE)
+  const cat = await waitFor(async () => {
+    const r = await s.http('catalog', 'POST', '/categories', { name: 'Смартфоны chaos', slug, parent_id: null });
+    return r.status === 503 ? undefined : r;
+  }, 120_000, 'the catalog verifying tokens');
   if (cat.status !== 201) throw new Error(`category: ${cat.status} ${JSON.stringify(cat.body)}`);
   const products: Product[] = [];
   for (let i = 0; i < 27; i++) {
@@ -260,7 +305,8 @@ function watchExits(s: Stack, expectedDown: Set<string>, unexpected: string[], l
 
 async function injectAll(
   s: Stack,
-  infra: ChaosInfra,
+  infra: ChaosServers,
+  profile: Profile,
   plan: readonly PlannedFault[],
   stormStart: number,
   expectedDown: Set<string>,
@@ -275,26 +321,32 @@ async function injectAll(
     const name = describeFault(p.fault);
     log(`[chaos] +${((at - stormStart) / 1000).toFixed(1)} s ${name}`);
     try {
-      const detail = await inject(s, infra, p.fault, expectedDown, poisoned);
-      done.push({ planned_at_s: p.at, at_s: round1((at - stormStart) / 1000), fault: name, recovery_s: round1((Date.now() - at) / 1000), ...(detail ? { detail } : {}) });
+      const outcome = await inject(s, infra, p.fault, expectedDown, poisoned);
+      const detail = typeof outcome === 'string' ? outcome : outcome?.detail;
+      const partition = typeof outcome === 'object' ? { failover_s: outcome.failover_s, held_s: outcome.held_s, after_heal_s: outcome.after_heal_s } : undefined;
+      done.push({ planned_at_s: p.at, at_s: round1((at - stormStart) / 1000), fault: name, recovery_s: round1((Date.now() - at) / 1000), ...(detail ? { detail } : {}), ...(partition ? { partition } : {}) });
     } catch (e) {
       log(`[chaos] fault failed: ${name}: ${(e as Error).message}`);
       done.push({ planned_at_s: p.at, at_s: round1((at - stormStart) / 1000), fault: name, recovery_s: round1((Date.now() - at) / 1000), error: (e as Error).message });
     }
   };
-  const serial = plan.filter((p) => p.fault.kind !== 'pause-process');
-  const pauses = plan.filter((p) => p.fault.kind === 'pause-process');
-  await Promise.all([
-    (async () => {
-      for (const p of serial) await run(p);
-    })(),
-    ...pauses.map(run),
-  ]);
+  // each track's faults one after another, the tracks side by side; pauses each on its own
+  const serially = async (track: readonly PlannedFault[]): Promise<void> => {
+    for (const p of track) await run(p);
+  };
+  const on = (track: string): PlannedFault[] => plan.filter((p) => trackOf(p.fault, profile.topology) === track);
+  await Promise.all([serially(on('servers')), serially(on('services')), ...on('pauses').map(run)]);
   return done.sort((a, b) => a.at_s - b.at_s);
 }
 
-async function inject(s: Stack, infra: ChaosInfra, f: Fault, expectedDown: Set<string>, poisoned: Map<string, number>): Promise<string | undefined> {
+async function inject(s: Stack, infra: ChaosServers, f: Fault, expectedDown: Set<string>, poisoned: Map<string, number>): Promise<string | PartitionOutcome | undefined> {
   switch (f.kind) {
+    case 'partition-mongodb-primary':
+    case 'partition-kafka-leader':
+    case 'partition-cassandra-node':
+    case 'isolate-service':
+      if (!(infra instanceof ClusterChaosInfra)) throw new Error(`${f.kind} needs the cluster topology (a partitions profile)`);
+      return injectPartition(s, infra, f);
     case 'kill-process':
       expectedDown.add(f.target);
       try {
@@ -311,18 +363,10 @@ async function inject(s: Stack, infra: ChaosInfra, f: Fault, expectedDown: Set<s
       await s.signal(f.target, 'SIGCONT');
       await s.waitReady(f.target, 120_000);
       return undefined;
-    case 'kill-kafka': {
-      const pid = infra.kill('kafka');
-      await sleep(f.downMs);
-      await infra.restart('kafka');
-      return `pid ${pid}`;
-    }
-    case 'kill-cassandra': {
-      const pid = infra.kill('cassandra');
-      await sleep(f.downMs);
-      await infra.restart('cassandra');
-      return `pid ${pid}`;
-    }
+    case 'kill-kafka':
+      return infra.killAndRestart('kafka', f.downMs);
+    case 'kill-cassandra':
+      return infra.killAndRestart('cassandra', f.downMs, f.node);
     case 'kill-mongodb-primary': {
       const r = await infra.killMongoPrimary();
       return `${r.killed} killed, ${r.elected} elected`;
@@ -354,7 +398,14 @@ export function formatReport(r: ChaosReport): string {
   const row = (a: string, b: string): void => void lines.push(`  ${a.padEnd(64)} ${b}`);
   lines.push('', `CHAOS seed=${r.seed} profile=${r.profile.name} storm=${r.profile.stormSeconds}s duration=${r.duration_s}s`);
   lines.push('faults injected:');
-  for (const f of r.faults) row(`+${f.at_s}s ${f.fault}`, f.error ? `FAILED: ${f.error}` : `recovered in ${f.recovery_s}s${f.detail ? ` (${f.detail})` : ''}`);
+  for (const f of r.faults) {
+    const clock = f.partition ? `failover ${f.partition.failover_s ?? '–'} s, held ${f.partition.held_s} s, whole ${f.partition.after_heal_s} s after the heal; ` : '';
+    row(`+${f.at_s}s ${f.fault}`, f.error ? `FAILED: ${f.error}` : `recovered in ${f.recovery_s}s (${clock}${f.detail ?? ''})`);
+  }
+  if (r.partitions) {
+    row('partitions cut and healed', `${r.partitions.healed} of ${r.partitions.partitions}`);
+    for (const [kind, k] of Object.entries(r.partitions.by_kind)) row(`  ${kind}`, `${k.count}×; failover ${k.failover_s.join(', ')} s; after the heal ${k.after_heal_s.join(', ')} s`);
+  }
   for (const u of r.unexpected_exits) row('unexpected exit', u);
   lines.push('checkouts:');
   row('carts created / checkouts attempted / accepted', `${r.storm.carts} / ${r.storm.attempted} / ${r.storm.accepted}`);
@@ -374,6 +425,25 @@ export function formatReport(r: ChaosReport): string {
   }
   lines.push(r.ok ? 'CHAOS: every invariant holds' : 'CHAOS: INVARIANTS VIOLATED', '');
   return lines.join('\n');
+}
+
+/** Partitions by kind: how many, and per partition the failover and the recovery after the heal. */
+export function summarize(faults: readonly InjectedFault[]): PartitionSummary {
+  const by_kind: PartitionSummary['by_kind'] = {};
+  let partitions = 0;
+  let healed = 0;
+  for (const f of faults) {
+    if (!f.fault.startsWith('partition:')) continue;
+    partitions++;
+    if (!f.partition) continue;
+    healed++;
+    const kind = f.fault.replace(/ for [\d.]+ s$/, '').replace(/(inventory|orders|carts|catalog-projector|catalog)(-\d)?/, '$1').replace(/cassandra-\d/, 'cassandra node');
+    const k = (by_kind[kind] ??= { count: 0, failover_s: [], after_heal_s: [] });
+    k.count++;
+    k.failover_s.push(f.partition.failover_s);
+    k.after_heal_s.push(f.partition.after_heal_s);
+  }
+  return { partitions, healed, by_kind };
 }
 
 const round1 = (n: number): number => Math.round(n * 10) / 10;

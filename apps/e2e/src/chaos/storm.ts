@@ -101,6 +101,8 @@ export class Http {
  */
 export class Storm {
   readonly accepted: AcceptedCheckout[] = [];
+  /** Every after-order action answered 2xx: the order must show it once the run settled (never rolled back). */
+  readonly acknowledged: { order_id: string; action: 'cancel' | 'delivery' | 'completion'; status: number }[] = [];
   readonly stats: StormStats = { carts: 0, attempted: 0, accepted: 0, refused: {}, retried: 0, abandoned: 0, priceChanges: 0, afterOrder: {} };
   private readonly http: Http;
 
@@ -202,14 +204,14 @@ export class Storm {
         if (roll <= 5) {
           const owner = this.ownerOf(a.user_id);
           if (!owner) continue;
-          this.afterOrder('cancel', await this.http.call('orders', 'POST', `/orders/${orderId}/cancel`, undefined, {}, 60_000, owner));
+          this.afterOrder('cancel', orderId, await this.http.call('orders', 'POST', `/orders/${orderId}/cancel`, undefined, {}, 60_000, owner));
         } else if (roll <= 8 || delivering.length === 0) {
           const r = await this.http.call('orders', 'POST', `/orders/${orderId}/delivery`, undefined, {}, 60_000, 'otto');
-          this.afterOrder('delivery', r);
+          this.afterOrder('delivery', orderId, r);
           if (r.status === 200) delivering.push(orderId);
         } else {
           const id = delivering.splice(rng.int(0, delivering.length - 1), 1)[0];
-          if (id) this.afterOrder('completion', await this.http.call('orders', 'POST', `/orders/${id}/completion`, undefined, {}, 60_000, 'otto'));
+          if (id) this.afterOrder('completion', id, await this.http.call('orders', 'POST', `/orders/${id}/completion`, undefined, {}, 60_000, 'otto'));
         }
       } catch (e) {
         this.stats.abandoned++;
@@ -222,7 +224,8 @@ export class Storm {
     return [...this.stack.customers, ...Object.values(this.stack.ruleUsers ?? {})].find((u) => u.id === userId);
   }
 
-  private afterOrder(action: string, a: Answer): void {
+  private afterOrder(action: 'cancel' | 'delivery' | 'completion', orderId: string, a: Answer): void {
+    if (a.status >= 200 && a.status < 300) this.acknowledged.push({ order_id: orderId, action, status: a.status });
     const key = `${action} ${a.status}${a.status >= 300 ? ` ${String(a.body['code'] ?? '')}` : ''}`;
     this.stats.afterOrder[key] = (this.stats.afterOrder[key] ?? 0) + 1;
   }
