@@ -41,6 +41,16 @@ export function expectFailover(r: { failover: string | undefined }, what: string
     throw new Error(`${what} did not happen while the partition held (${detail})`);
 }
 
+/** The outcome of a held partition, failing it when the system never worked without the cut-off side. */
+export function outcomeOf(
+  r: { failover: string | undefined; failover_s: number | null; held_s: number; after_heal_s: number },
+  what: string,
+  detail: string,
+): PartitionOutcome {
+  expectFailover(r, what, detail);
+  return { detail, failover_s: r.failover_s, held_s: r.held_s, after_heal_s: r.after_heal_s };
+}
+
 /** What one partition did and how long the system took to get over it. */
 export interface PartitionOutcome {
   readonly detail: string;
@@ -230,13 +240,7 @@ export class ClusterChaosInfra implements ChaosServers {
     });
     const rolledBack = this.rollbackFiles(primary) - rollbacksBefore;
     const detail = `${primary.name} split from ${others.map((o) => o.name).join(', ')}; ${r.failover ?? 'no member'} elected, ${primary.name} stepped down after ${steppedDown ?? '?'} s; ${rolledBack} rollback file(s) written on the heal`;
-    expectFailover(r, 'an election with the old primary stepped down', detail);
-    return {
-      detail,
-      failover_s: r.failover_s,
-      held_s: r.held_s,
-      after_heal_s: r.after_heal_s,
-    };
+    return outcomeOf(r, 'an election with the old primary stepped down', detail);
   }
 
   private async mongoPrimaryOf(members: readonly ClusterHost[]): Promise<ClusterHost | undefined> {
@@ -315,13 +319,7 @@ export class ClusterChaosInfra implements ChaosServers {
       },
     });
     const detail = `${leader.name} split from ${others.map((o) => o.name).join(', ')}; ${r.failover ? 'its partitions led elsewhere' : 'its partitions never moved'}; every ISR full again after the heal`;
-    expectFailover(r, 'a leader move', detail);
-    return {
-      detail,
-      failover_s: r.failover_s,
-      held_s: r.held_s,
-      after_heal_s: r.after_heal_s,
-    };
+    return outcomeOf(r, 'a leader move', detail);
   }
 
   /** The broker leading `topic`'s partition 0. */
@@ -389,13 +387,7 @@ export class ClusterChaosInfra implements ChaosServers {
       recovered: async () => (await Promise.all(nodes.map((n) => this.probeWrite(n, 'all')))).every(Boolean),
     });
     const detail = `cassandra-${index} cut off from ${mode === 'peers' ? 'its peers (clients still reach it)' : 'everybody (link down)'}; a LOCAL_QUORUM write through the others ${r.failover ? 'went through' : 'never went through'}; writes at ALL through every node after the heal`;
-    expectFailover(r, 'a LOCAL_QUORUM write without the cut node', detail);
-    return {
-      detail,
-      failover_s: r.failover_s,
-      held_s: r.held_s,
-      after_heal_s: r.after_heal_s,
-    };
+    return outcomeOf(r, 'a LOCAL_QUORUM write without the cut node', detail);
   }
 
   /** A write coordinated by `node` only, at the consistency given: true when it was acknowledged. */
