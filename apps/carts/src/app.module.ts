@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { MessagingModule } from '@mw/messaging';
-import { CassandraModule } from '@mw/persistence';
+import { CassandraModule, cassandraReplication } from '@mw/persistence';
 import { kafkaSaslOf, PlatformModule } from '@mw/platform';
 import { ActivityModule } from './activity/activity.module';
 import { activitySchema } from './activity/activity.schema';
@@ -31,7 +31,7 @@ export class AppModule {
           contactPoints: config.CASSANDRA_CONTACT_POINTS,
           localDataCenter: config.CASSANDRA_LOCAL_DATACENTER,
           keyspace: config.CASSANDRA_KEYSPACE,
-          replication: { class: 'SimpleStrategy', replication_factor: config.CASSANDRA_REPLICATION_FACTOR },
+          replication: cassandraReplication(config.CASSANDRA_REPLICATION_FACTOR, config.CASSANDRA_LOCAL_DATACENTER),
           schema: [
             ...cartsSchema(config.CART_TTL_SECONDS),
             ...productsSchema(),

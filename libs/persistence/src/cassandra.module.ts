@@ -40,13 +40,57 @@ export const cassandraQueryOptions = {
   prepare: true,
 } as const;
 
+/**
+ * The keyspace's replication map: SimpleStrategy with one replica on a single local node,
+ * NetworkTopologyStrategy with `replicationFactor` replicas in the local datacenter otherwise
+ * (ADR 0010, ADR 0033) — so LOCAL_QUORUM means a quorum of that datacenter's replicas.
+ */
+export function cassandraReplication(replicationFactor: number, localDataCenter: string): Record<string, string | number> {
+  return replicationFactor === 1
+    ? { class: 'SimpleStrategy', replication_factor: 1 }
+    : { class: 'NetworkTopologyStrategy', [localDataCenter]: replicationFactor };
+}
+
+/** Answers that mean "not now" (a coordinator still warming up after a restart, a node just cut off), not "wrong". */
+export function isTransientCassandraError(e: unknown): boolean {
+  const err = e as { name?: string; message?: string; code?: number } | undefined;
+  if (!err) return false;
+  if (err.name === 'NoHostAvailableError' || err.name === 'OperationTimedOutError') return true;
+  // server errors: overloaded 0x1001, is_bootstrapping 0x1002, unavailable 0x1000, write/read timeout 0x1100/0x1200
+  if (typeof err.code === 'number' && [0x1000, 0x1001, 0x1002, 0x1100, 0x1200].includes(err.code)) return true;
+  return /did not reply before timeout|Not enough replicas|schema agreement/i.test(err.message ?? '');
+}
+
+/**
+ * Runs a schema statement (idempotent: `IF NOT EXISTS`) until it succeeds or `deadlineMs` passes,
+ * retrying only transient answers: one slow coordinator just after a node's restart must not end a
+ * service's start (issue 32) — a wrong statement still fails at once.
+ */
+export async function executeSchemaStatement(
+  client: Client,
+  cql: string,
+  opts: { readonly deadlineMs?: number; readonly sleep?: (ms: number) => Promise<void> } = {},
+): Promise<void> {
+  const deadline = Date.now() + (opts.deadlineMs ?? 120_000);
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.execute(cql);
+      return;
+    } catch (e) {
+      if (!isTransientCassandraError(e) || Date.now() >= deadline) throw e;
+      await sleep(Math.min(5000, 250 * 2 ** Math.min(attempt, 5)));
+    }
+  }
+}
+
 /** Creates the keyspace and tables if missing, then binds the client to the keyspace. */
 export async function connectCassandra(opts: CassandraOptions): Promise<Client> {
   const bootstrap = new Client({ contactPoints: [...opts.contactPoints], localDataCenter: opts.localDataCenter });
   try {
     await bootstrap.connect();
     const replication = JSON.stringify(opts.replication).replace(/"/g, "'");
-    await bootstrap.execute(`CREATE KEYSPACE IF NOT EXISTS ${opts.keyspace} WITH replication = ${replication}`);
+    await executeSchemaStatement(bootstrap, `CREATE KEYSPACE IF NOT EXISTS ${opts.keyspace} WITH replication = ${replication}`);
   } catch (e) {
     throw new Error(`Cassandra unreachable at ${opts.contactPoints.join(',')}: ${(e as Error).message} (start it with: npm run infra:up)`);
   } finally {
@@ -59,7 +103,7 @@ export async function connectCassandra(opts: CassandraOptions): Promise<Client> 
     queryOptions: cassandraQueryOptions,
   });
   await client.connect();
-  for (const cql of opts.schema) await client.execute(cql);
+  for (const cql of opts.schema) await executeSchemaStatement(client, cql);
   return client;
 }
 

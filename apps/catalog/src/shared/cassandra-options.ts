@@ -1,4 +1,4 @@
-import type { CassandraOptions } from '@mw/persistence';
+import { cassandraReplication, type CassandraOptions } from '@mw/persistence';
 import type { CatalogConfig } from '../config';
 import { readModelSchema } from '../projection/cassandra-schema';
 
@@ -8,13 +8,7 @@ export function cassandraOptions(config: Readonly<CatalogConfig>): CassandraOpti
     contactPoints: config.CASSANDRA_CONTACT_POINTS,
     localDataCenter: config.CASSANDRA_LOCAL_DATACENTER,
     keyspace: config.CASSANDRA_KEYSPACE,
-    replication:
-      config.CASSANDRA_REPLICATION_FACTOR === 1
-        ? { class: 'SimpleStrategy', replication_factor: 1 }
-        : {
-            class: 'NetworkTopologyStrategy',
-            [config.CASSANDRA_LOCAL_DATACENTER]: config.CASSANDRA_REPLICATION_FACTOR,
-          },
+    replication: cassandraReplication(config.CASSANDRA_REPLICATION_FACTOR, config.CASSANDRA_LOCAL_DATACENTER),
     schema: readModelSchema,
   };
 }
