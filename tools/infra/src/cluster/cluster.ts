@@ -124,13 +124,29 @@ async function launch(
   log(host.name, `started pid ${pid} in namespace ${host.namespace} (${host.address})`);
 }
 
+/**
+ * All three brokers up and provisioned. Each broker is asked on its own address, so a broker just
+ * restarted after a SIGKILL counts only once it answers itself: before that the controller may
+ * still list its old registration (until the session times out) and fence it a moment later. The
+ * provisioning is retried with the check, for the same reason: a registration fenced between the
+ * count and the topic check reads "RF 3 but 2 brokers" (issue 32).
+ */
 async function kafkaReady(cfg: ClusterConfig, hosts: readonly ClusterHost[], log: ClusterLog): Promise<void> {
   const brokers = kafkaBrokers(hosts);
-  await retryUntil(
-    async () => {
-      const { brokers: registered } = await describeCluster(brokers, 5000);
+  const allRegistered = async (): Promise<void> => {
+    for (const broker of brokers) {
+      const { brokers: registered } = await describeCluster([broker], 5000);
       if (registered < brokers.length)
-        throw new Error(`${registered} of ${brokers.length} brokers registered`);
+        throw new Error(`${broker} sees ${registered} of ${brokers.length} brokers registered`);
+    }
+  };
+  const provisioned = await retryUntil(
+    async () => {
+      await allRegistered();
+      await warmGroupCoordinator(brokers);
+      const added = await provisionKafka(adminKafka(brokers, 'infra-cluster', 8), CLUSTER_TOPIC_POLICY);
+      await allRegistered(); // still three after the provisioning: none was fenced meanwhile
+      return added;
     },
     cfg.startTimeoutMs,
     {
@@ -139,14 +155,9 @@ async function kafkaReady(cfg: ClusterConfig, hosts: readonly ClusterHost[], log
         log('kafka', `waiting for 3 brokers (${Math.round(ms / 1000)}s: ${errorMessage(err)})`),
     },
   );
-  await retryUntil(() => warmGroupCoordinator(brokers), 120_000, { intervalMs: 1000 });
-  const { added, removed } = await provisionKafka(
-    adminKafka(brokers, 'infra-cluster', 8),
-    CLUSTER_TOPIC_POLICY,
-  );
   log(
     'kafka',
-    `3 brokers; registry topics RF ${CLUSTER_TOPIC_POLICY.replicationFactor}, min ISR ${CLUSTER_TOPIC_POLICY.minInsyncReplicas}; ACLs ${added} added, ${removed} removed`,
+    `3 brokers; registry topics RF ${CLUSTER_TOPIC_POLICY.replicationFactor}, min ISR ${CLUSTER_TOPIC_POLICY.minInsyncReplicas}; ACLs ${provisioned.added} added, ${provisioned.removed} removed`,
   );
 }
 
