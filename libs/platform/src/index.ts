@@ -10,6 +10,7 @@ export * from './health/health';
 export * from './metrics/metrics';
 export * from './bootstrap/platform.module';
 export * from './bootstrap/run-service';
+export * from './bootstrap/transient-start';
 export * from './bootstrap/consumer-timeouts';
 export * from './http/money';
 export * from './periodic/periodic';

@@ -28,6 +28,7 @@ import { createLogger, JsonLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
 import { flushTracing } from '../tracing/flush';
 import { fixKafkajsIdleLoop } from '../kafka/kafkajs-idle-loop';
+import { isTransientStartError, startRetryDelayMs } from './transient-start';
 
 // every kafkajs client of a service, Nest's Kafka transport included (tulios/kafkajs#1556)
 fixKafkajsIdleLoop();
@@ -173,10 +174,16 @@ export async function runService(opts: ServiceOptions): Promise<INestApplication
   if (opts.kafka) {
     app.connectMicroservice(kafkaTransportOptions(opts.kafka, timeouts), { inheritAppConfig: true });
   }
-  // Module init first (connections, topics, indexes), then consumers, then HTTP.
-  await app.init();
-  if (opts.kafka) await app.startAllMicroservices();
-  await app.listen(opts.http.port, opts.http.host ?? '0.0.0.0');
+  try {
+    // Module init first (connections, topics, indexes), then consumers, then HTTP.
+    await app.init();
+    if (opts.kafka) await app.startAllMicroservices();
+    await app.listen(opts.http.port, opts.http.host ?? '0.0.0.0');
+  } catch (e) {
+    // what this attempt opened is closed (its connections, consumers, timers) before the caller retries or exits
+    await app.close().catch(() => undefined);
+    throw e;
+  }
   opts.logger.info(
     { port: opts.http.port, docs: `/docs`, kafka_group: opts.kafka?.groupId },
     `${opts.name} ready`,
@@ -261,6 +268,9 @@ export function consumerTimeoutsOf(
  * A service's whole main(): validate config once, check the broker, start the app.
  * Any start-up failure becomes one line on stderr and exit code 1.
  */
+/** How long a start keeps trying again while its dependencies are transiently unavailable (a failover takes 10–30 s). */
+export const START_RETRY_MS = 180_000;
+
 export function bootstrapService<C extends ServiceConfig>(spec: {
   readonly name: string;
   /** The process's HTTP API: its controllers and their endpoint declarations (ADR 0007). */
@@ -278,6 +288,22 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
     const config = spec.loadConfig();
     const logger = createLogger(spec.name, config.LOG_LEVEL);
     await assertKafkaReachable(config.KAFKA_BROKERS, kafkaSaslOf(config));
+    // A dependency met mid-failover (an election, a broker or node restarting) is waited for, up to
+    // START_RETRY_MS; anything else (configuration, a refused statement) still ends the start at once.
+    const deadline = Date.now() + START_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await startOnce(config, logger);
+        return;
+      } catch (e) {
+        if (!isTransientStartError(e) || Date.now() >= deadline) throw e;
+        const waitMs = startRetryDelayMs(attempt);
+        logger.warn({ err: (e as Error).message, error_name: (e as Error).name, attempt, retry_in_ms: waitMs }, `${spec.name} start met a dependency that is not ready; starting again`);
+        await new Promise((r) => setTimeout(r, waitMs));
+      }
+    }
+  };
+  const startOnce = async (config: Readonly<C>, logger: Logger): Promise<void> => {
     await runService({
       name: spec.name,
       description: spec.api.description,

@@ -1,0 +1,77 @@
+/**
+ * Which start-up failures mean "a dependency is there but not ready" (an election in progress, a
+ * broker or node just restarted or cut off) rather than "this cannot work" (a bad setting, a wrong
+ * statement, refused credentials). A service restarted in the middle of a failover meets the first
+ * kind; it waits and tries its start again instead of exiting (issue 32: restarted services exited
+ * with "Primary stepped down while waiting for replication"). Errors are recognised by name and
+ * code, walking their causes, so this module needs none of the drivers.
+ */
+
+/** MongoDB server codes of an election, a shutdown or a timeout (the driver's own retryable set and write-concern timeouts). */
+const MONGO_TRANSIENT_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  50, // MaxTimeMSExpired
+  64, // WriteConcernFailed (wtimeout)
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/** Driver errors that are transient whatever their code. */
+const TRANSIENT_NAMES = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'KafkaJSConnectionError',
+  'KafkaJSRequestTimeoutError',
+  'KafkaJSBrokerNotFound',
+  'NoHostAvailableError',
+  'OperationTimedOutError',
+]);
+
+/** Cassandra server answers: unavailable, overloaded, bootstrapping, write and read timeouts. */
+const CASSANDRA_TRANSIENT_CODES = new Set([0x1000, 0x1001, 0x1002, 0x1100, 0x1200]);
+
+interface ErrorLike {
+  readonly name?: unknown;
+  readonly code?: unknown;
+  readonly retriable?: unknown;
+  readonly cause?: unknown;
+  readonly originalError?: unknown;
+  readonly hasErrorLabel?: (label: string) => boolean;
+}
+
+function transientItself(e: ErrorLike): boolean {
+  const name = typeof e.name === 'string' ? e.name : '';
+  if (TRANSIENT_NAMES.has(name)) return true;
+  if (name.startsWith('Mongo')) {
+    if (typeof e.code === 'number' && MONGO_TRANSIENT_CODES.has(e.code)) return true;
+    return typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('TransientTransactionError'));
+  }
+  if (name.startsWith('KafkaJS')) return e.retriable === true;
+  if (name === 'ResponseError') return typeof e.code === 'number' && CASSANDRA_TRANSIENT_CODES.has(e.code);
+  return false;
+}
+
+/** True when the error, or one of its causes, is a dependency not ready yet. */
+export function isTransientStartError(error: unknown): boolean {
+  let cur = error as ErrorLike | undefined;
+  for (let depth = 0; cur && typeof cur === 'object' && depth < 8; depth++) {
+    if (transientItself(cur)) return true;
+    cur = (cur.cause ?? cur.originalError) as ErrorLike | undefined;
+  }
+  return false;
+}
+
+/** Wait before the n-th new attempt (n ≥ 1): 1 s doubling up to 10 s. */
+export function startRetryDelayMs(attempt: number): number {
+  return Math.min(10_000, 1000 * 2 ** Math.max(0, attempt - 1));
+}
