@@ -10,6 +10,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import * as os from 'node:os';
 import { isProcessAlive, readPidState, retryUntil, serverPaths } from '../process';
+import { topicNames } from '@mw/contracts';
 import { kafkaSasl, KAFKA_ADMIN_PRINCIPAL } from '../servers/kafka-security';
 import { loadClusterConfig } from './config';
 import { fetchDiscovery } from '../servers/keycloak';
@@ -258,6 +259,45 @@ describe('cluster topology', () => {
       await client.close();
     }
   });
+
+  it('starts a service with one broker of three cut off: the RF 3 topics verify, only creating a topic counts the brokers', async () => {
+    // issue 32: restarted services exited with "RF 3 but 2 brokers" while min ISR 2 kept every topic writable
+    const [cut] = hostsOf('kafka', hosts);
+    if (!cut) throw new Error('no broker');
+    const kafka = new Kafka({
+      clientId: 'cluster-spec-topics',
+      brokers: kafkaBrokers(hosts).filter((b) => b !== target(cut)),
+      sasl: kafkaSasl(KAFKA_ADMIN_PRINCIPAL),
+      logLevel: logLevel.NOTHING,
+    });
+    const registered = async (): Promise<number> => {
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        return (await admin.describeCluster()).brokers.length;
+      } finally {
+        await admin.disconnect();
+      }
+    };
+    // loaded here only, as provisionKafka does: the infra tooling never loads the messaging library up front
+    const { ensureTopics } = await import('@mw/messaging');
+    setLink(cut, 'down');
+    try {
+      // the controllers fence the cut broker once its session times out
+      await retryUntil(async () => {
+        if ((await registered()) !== 2) throw new Error('the cut broker is still registered');
+      }, 90_000, { intervalMs: 1000 });
+      await ensureTopics(kafka, topicNames, 3, CLUSTER_TOPIC_POLICY);
+      await expect(ensureTopics(kafka, [`cluster-spec.new.${Date.now()}`], 3, CLUSTER_TOPIC_POLICY)).rejects.toThrow(
+        'KAFKA_REPLICATION_FACTOR is 3 but the cluster has 2 broker(s)',
+      );
+    } finally {
+      setLink(cut, 'up');
+    }
+    await retryUntil(async () => {
+      if ((await registered()) !== 3) throw new Error('the healed broker is not registered yet');
+    }, 120_000, { intervalMs: 1000 });
+  }, 300_000);
 
   it('splits a host from some peers only, both ways, while every other host still reaches both sides; rejoin heals it', () => {
     const [m1, m2, m3] = hostsOf('mongodb', hosts) as [ClusterHost, ClusterHost, ClusterHost];
