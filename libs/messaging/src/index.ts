@@ -14,6 +14,7 @@ export * from './publisher/transactional-sender';
 export * from './outbox/outbox-batch';
 export * from './outbox/outbox-lease';
 export * from './outbox/outbox-parked';
+export * from './outbox/outbox-stream';
 export * from './consumer/consumer-status';
 export * from './consumer/batch-consumer';
 export * from './consumer/type-filter';

@@ -17,7 +17,11 @@ export async function listParked(db: Db, collections: readonly string[], limit =
       .find({ [`${OUTBOX_FIELD}.parked.at`]: { $exists: true } }, { projection: { [`${OUTBOX_FIELD}.envelope`]: 0 } })
       .limit(limit)
       .toArray();
-    for (const d of docs) out.push({ collection, _id: d._id, entries: (d[OUTBOX_FIELD] ?? []) as ParkedDocument['entries'] });
+    for (const d of docs) {
+      const entries = (d[OUTBOX_FIELD] ?? []) as ParkedDocument['entries'];
+      // from the parked entry on: with 'stream' progress the entries sent before it stay in the document
+      out.push({ collection, _id: d._id, entries: entries.slice(Math.max(0, entries.findIndex((e) => e.parked !== undefined))) });
+    }
   }
   return out;
 }

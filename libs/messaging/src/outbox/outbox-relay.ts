@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Collection, Db, Document } from 'mongodb';
+import { ChangeStream, ChangeStreamOptions, Collection, Db, Document, ResumeToken, Timestamp } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { context } from '@opentelemetry/api';
@@ -11,6 +11,7 @@ import { maxEnvelopeBytes, RECORD_OVERHEAD_BYTES } from '../topics/topic-definit
 import { OUTBOX_FIELD, OutboxEntry, ParkedMark } from './outbox';
 import { ParkDecision, planBatch, PlannedDoc } from './outbox-batch';
 import { acquireLease, LEASES_COLLECTION, releaseLease } from './outbox-lease';
+import { AddedEntry, BlockedDoc, docKey, isTokenLost, loadProgress, outboxChange, RelayProgressMode, storeProgress } from './outbox-stream';
 
 export interface OutboxRelayOptions {
   readonly db: Db;
@@ -47,6 +48,30 @@ export interface OutboxRelayOptions {
   /** Broker-side bound of an open transaction of a paused relay (default 30 s). */
   readonly transactionTimeoutMs?: number;
   readonly registry?: Registry;
+  /**
+   * How the relay records what it sent (ADR 0015 §2). 'pull' (default): each sent entry is `$pull`ed
+   * from its document, a write per document per pass. 'stream': the relay follows the collections'
+   * change stream and stores its resume token once per pass in its lease document; entries stay in
+   * their document (a bounded number per aggregate).
+   */
+  readonly progress?: RelayProgressMode;
+  /** 'stream': the recovery scan starts this long before the stored progress time (default 5 min: writers' clocks, slow commits). */
+  readonly recoveryMarginMs?: number;
+  /** 'stream': an idle relay still stores the stream's advancing token this often (default 60 s), so it stays inside the oplog window. */
+  readonly progressRefreshMs?: number;
+  /** Called after Kafka acknowledged a pass and before its progress is stored (tests: a crash between the two). */
+  readonly beforeProgressStore?: () => Promise<void> | void;
+}
+
+/** 'stream': the entries of one document a pass publishes, with their indexes in its `_outbox`. */
+interface StreamDoc {
+  readonly coll: string;
+  readonly _id: unknown;
+  readonly key: Readonly<Record<string, unknown>>;
+  /** In index order. */
+  items: AddedEntry[];
+  /** The parked entry at this index was requeued: the document is read again from there. */
+  requeueAt?: number;
 }
 
 interface DocWithOutbox extends Document {
@@ -107,8 +132,27 @@ export class OutboxRelay {
   private readonly parkedGauge: Gauge | undefined;
   private readonly parkedTotal: Counter | undefined;
   private readonly knownTopics = new Set<string>();
+  private readonly progressMode: RelayProgressMode;
+  /** 'stream': the open change stream, and the lease epoch it was opened under. */
+  private stream: ChangeStream | undefined;
+  private streamEpoch: number | undefined;
+  /** 'stream': documents waiting behind a parked entry, as of the stream's position (stored with the token). */
+  private blocked = new Map<string, BlockedDoc>();
+  /** 'stream': entry id → index in its document, for the entries of the pass being published. */
+  private readonly entryIndex = new Map<string, number>();
+  /** 'stream': ids of the entries a pass sent (its documents are planned again without them). */
+  private readonly passSent = new Set<string>();
+  /** 'stream': time of the stored progress (the recovery scan's lower bound, minus the margin). */
+  private progressAt: Date | undefined;
+  private progressStoredAt = 0;
+  private storedToken: ResumeToken | undefined;
+  /** 'stream': progress must be stored after the next pass even without events (a recovery scan ran). */
+  private storeDue = false;
+  /** 'stream': the last pass read the stream (waiting there is the poll: the next pass follows at once). */
+  private streamRead = false;
 
   constructor(private readonly opts: OutboxRelayOptions) {
+    this.progressMode = opts.progress ?? 'pull';
     this.sender = opts.publisher.transactional(`outbox-relay.${opts.db.databaseName}.${opts.name}`, { transactionTimeoutMs: opts.transactionTimeoutMs });
     const registers = opts.registry ? [opts.registry] : undefined;
     this.pending = registers && new Gauge({ name: 'outbox_pending_documents', help: 'Documents with unpublished outbox entries (last poll)', registers });
@@ -145,6 +189,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.closeStream(); // ends a pass waiting on the stream
     await this.running;
     await this.sender.close();
     await releaseLease(this.opts.db, this.opts.name, this.owner).catch(() => undefined);
@@ -152,6 +197,7 @@ export class OutboxRelay {
 
   /** One pass over every collection; returns how many entries it published. */
   async drainOnce(): Promise<number> {
+    if (this.progressMode === 'stream') return this.streamPass();
     if (!(await this.holdLease())) return 0;
     let published = 0;
     let pendingDocs = 0;
@@ -283,6 +329,9 @@ export class OutboxRelay {
       d.records.map((r, i) => ({ ...r, headers: { ...r.headers }, parent: parentOf(d.entries[i]?.traceparent, active), attributes: { 'mw.outbox': outbox, 'mw.outbox.entry_id': d.entries[i]?.id ?? '' } })),
     );
     await sendTraced(records, () => this.sender.send(records.map(({ parent: _, attributes: _a, ...r }) => r)));
+    for (const d of docs) for (const e of d.entries) this.passSent.add(e.id);
+    // 'stream': the entries stay; the pass's progress is stored once, after every send of the pass.
+    if (this.progressMode === 'stream') return docs.reduce((n, d) => n + d.entries.length, 0);
     // Committed: these entries are published whoever owns the lease now, so removing them is right.
     await coll.bulkWrite(
       docs.map((d) => ({
@@ -310,12 +359,276 @@ export class OutboxRelay {
     );
     this.parkedByCollection.delete(coll.collectionName); // recounted in this pass
     for (const p of decisions) {
+      const index = this.progressMode === 'stream' ? this.entryIndex.get(p.entry.id) : undefined;
+      if (index !== undefined) this.block(coll.collectionName, p._id, index);
       this.parkedTotal?.inc({ code: p.code });
       this.opts.logger.error(
         { relay: this.opts.name, collection: coll.collectionName, doc_id: String(p._id), entry_id: p.entry.id, topic: p.entry.topic, code: p.code, reason: p.reason },
         'outbox entry parked: the broker can never accept it; this document waits, the others keep publishing (requeue with npm run outbox:parked)',
       );
     }
+  }
+
+  // ---- 'stream' progress (ADR 0015 §2) ----------------------------------------------------------
+
+  /**
+   * One pass in 'stream' mode: reads what the change stream has (waiting up to the idle poll for
+   * the first event), publishes the entries those changes added — per document in index order,
+   * through the same plan, parking and transactional sender as 'pull' — and then, after Kafka
+   * acknowledged every send of the pass, stores the stream's resume token with ONE write to the
+   * lease document, filtered by owner and epoch. A crash between the two resends the pass from
+   * the previous token (at least once, as with 'pull'). No write touches the documents themselves
+   * (except a park mark, which is rare).
+   */
+  private async streamPass(): Promise<number> {
+    this.streamRead = false;
+    if (!(await this.holdLease())) {
+      await this.closeStream();
+      return 0;
+    }
+    try {
+      let published = 0;
+      // a new lease term (or a failed pass) reopens from the stored token: a replay holds what was held then
+      if (!this.stream || this.streamEpoch !== this.senderEpoch) published += await this.openStream();
+      const stream = this.stream;
+      if (!stream) return published;
+      const events: Document[] = [];
+      const max = this.opts.batchSize ?? 200;
+      try {
+        const first = await stream.tryNext(); // the poll: returns at once when a change is there
+        if (first) events.push(first);
+        while (first && events.length < max && stream.bufferedCount() > 0) {
+          const e = await stream.tryNext();
+          if (!e) break;
+          events.push(e);
+        }
+      } catch (e) {
+        if (!isTokenLost(e)) throw e;
+        this.opts.logger.warn({ relay: this.opts.name, err: (e as Error).message }, 'outbox relay: the stored resume token is gone (oplog window passed, or invalid); recovery scan');
+        return published + (await this.recover(this.progressAt));
+      }
+      this.streamRead = true;
+      const readAt = new Date();
+      const token = stream.resumeToken;
+      published += await this.publishChanges(events);
+      const refresh = token !== undefined && token !== this.storedToken && Date.now() - this.progressStoredAt >= (this.opts.progressRefreshMs ?? 60_000);
+      if (token !== undefined && (events.length > 0 || this.storeDue || refresh)) await this.saveProgress(token, readAt);
+      await this.recountParkedGauge();
+      return published;
+    } catch (e) {
+      await this.closeStream(); // the next pass resumes from the stored progress
+      throw e;
+    }
+  }
+
+  /** After the pass's sends were acknowledged: its token and time, and the blocked documents, in one write. */
+  private async saveProgress(token: ResumeToken, at: Date): Promise<void> {
+    await this.opts.beforeProgressStore?.();
+    const stored = await storeProgress(this.opts.db, this.opts.name, this.owner, this.senderEpoch ?? -1, { token, at, blocked: [...this.blocked.values()] });
+    if (!stored) throw new Error(`outbox relay ${this.opts.name} lost its lease before storing its progress`);
+    this.storedToken = token;
+    this.progressAt = at;
+    this.progressStoredAt = Date.now();
+    this.storeDue = false;
+  }
+
+  /** Resumes after the stored token (restoring the blocked documents as of it), or recovers without one. */
+  private async openStream(): Promise<number> {
+    await this.closeStream();
+    const progress = await loadProgress(this.opts.db, this.opts.name);
+    if (!progress) return this.recover(undefined);
+    this.blocked = new Map(progress.blocked.map((b) => [docKey(b.c, b.id), b]));
+    this.progressAt = progress.at;
+    this.storedToken = progress.token;
+    this.stream = this.watch({ resumeAfter: progress.token });
+    this.streamEpoch = this.senderEpoch;
+    return 0;
+  }
+
+  /**
+   * Recovery scan, when there is no usable token (none stored, or the oplog no longer holds it):
+   * publishes every entry created at or after (the stored progress time − the margin), everything
+   * when there is no progress at all, then follows the stream from an operation time taken BEFORE
+   * the scan. That time is a majority read's: every write committed up to it is in the scan's
+   * majority snapshot, every later one is in the stream — nothing falls between (a write seen by
+   * both is published twice: at least once). Documents with a parked entry are found first and
+   * blocked at it, so the scan and the stream hold their later entries.
+   */
+  private async recover(progressAt: Date | undefined): Promise<number> {
+    await this.closeStream();
+    const [first = LEASES_COLLECTION] = this.opts.collections;
+    const { operationTime } = (await this.opts.db.command({ find: first, filter: { _id: null }, limit: 1, readConcern: { level: 'majority' } })) as { operationTime: Timestamp };
+    const since = progressAt ? new Date(progressAt.getTime() - (this.opts.recoveryMarginMs ?? 5 * 60_000)) : new Date(0);
+    this.blocked = new Map();
+    const batch = this.opts.batchSize ?? 200;
+    let published = 0;
+    for (const name of this.opts.collections) {
+      const coll = this.opts.db.collection<DocWithOutbox>(name);
+      const parked = coll.find({ [`${OUTBOX_FIELD}.parked.at`]: { $exists: true } }, { projection: { [`${OUTBOX_FIELD}.id`]: 1, [`${OUTBOX_FIELD}.parked`]: 1 }, readConcern: { level: 'majority' } });
+      for await (const d of parked) {
+        const i = (d[OUTBOX_FIELD] ?? []).findIndex((e) => e.parked !== undefined);
+        if (i >= 0) this.block(name, d._id, i);
+      }
+      const keyFields = this.opts.shardKeys?.[name] ?? [];
+      const cursor = coll.find(
+        { [`${OUTBOX_FIELD}.created_at`]: { $gte: since } },
+        { projection: { [OUTBOX_FIELD]: 1, ...Object.fromEntries(keyFields.map((f) => [f, 1])) }, readConcern: { level: 'majority' }, batchSize: batch },
+      );
+      let page: StreamDoc[] = [];
+      for await (const d of cursor) {
+        const doc: StreamDoc = { coll: name, _id: d._id, key: Object.fromEntries(keyFields.map((f) => [f, d[f]])), items: [] };
+        const blockedAt = this.blocked.get(docKey(name, d._id))?.i ?? Infinity;
+        (d[OUTBOX_FIELD] ?? []).forEach((entry, index) => {
+          if (index < blockedAt && entry.created_at >= since) doc.items.push({ index, entry });
+        });
+        page.push(doc);
+        if (page.length >= batch) {
+          published += await this.publishStreamDocs(name, page);
+          page = [];
+          if (!(await this.holdLease())) throw new Error(`outbox relay ${this.opts.name} lost its lease during its recovery scan`);
+        }
+      }
+      published += await this.publishStreamDocs(name, page);
+    }
+    this.stream = this.watch({ startAtOperationTime: operationTime });
+    this.streamEpoch = this.senderEpoch;
+    this.storeDue = true; // until a token is stored, a crash scans again
+    this.opts.logger.warn({ relay: this.opts.name, since, published }, 'outbox relay: recovery scan done; following the change stream');
+    return published;
+  }
+
+  private watch(from: Pick<ChangeStreamOptions, 'resumeAfter' | 'startAtOperationTime'>): ChangeStream {
+    const poll = this.opts.pollIntervalMs ?? 250;
+    const outboxField = `^${OUTBOX_FIELD}(\\.\\d+)?$`;
+    return this.opts.db.watch(
+      [
+        {
+          $match: {
+            'ns.coll': { $in: [...this.opts.collections] },
+            $or: [
+              { operationType: { $in: ['insert', 'replace'] } },
+              // an update that wrote entries (a park mark, `_outbox.<n>.parked`, is not one), or removed a park mark
+              {
+                operationType: 'update',
+                $expr: { $gt: [{ $size: { $filter: { input: { $objectToArray: '$updateDescription.updatedFields' }, cond: { $regexMatch: { input: '$$this.k', regex: outboxField } } } } }, 0] },
+              },
+              { operationType: 'update', 'updateDescription.removedFields': { $regex: `^${OUTBOX_FIELD}\\.\\d+\\.parked$` } },
+            ],
+          },
+        },
+        { $project: { operationType: 1, ns: 1, documentKey: 1, [`fullDocument.${OUTBOX_FIELD}`]: 1, updateDescription: 1 } },
+      ],
+      // change streams return majority-committed changes only, in commit order (a replica set's oplog order)
+      { ...from, maxAwaitTimeMS: this.opts.idlePollMaxMs ?? poll * 8, batchSize: this.opts.batchSize ?? 200 },
+    );
+  }
+
+  private async closeStream(): Promise<void> {
+    const s = this.stream;
+    this.stream = undefined;
+    this.streamEpoch = undefined;
+    await s?.close().catch(() => undefined);
+  }
+
+  /** The entries the pass's changes added, per document in index order, and the requeued documents read again. */
+  private async publishChanges(events: readonly Document[]): Promise<number> {
+    const docs = new Map<string, StreamDoc>();
+    for (const ev of events) {
+      const name = (ev['ns'] as { coll?: string } | undefined)?.coll;
+      if (!name || !this.opts.collections.includes(name)) continue;
+      const documentKey = ev['documentKey'] as Document;
+      const k = docKey(name, documentKey['_id']);
+      let doc = docs.get(k);
+      if (!doc) {
+        // the documentKey carries the shard key on a sharded collection (ADR 0010)
+        const key = Object.fromEntries((this.opts.shardKeys?.[name] ?? []).map((f) => [f, documentKey[f]]));
+        doc = { coll: name, _id: documentKey['_id'], key, items: [] };
+        docs.set(k, doc);
+      }
+      const change = outboxChange(ev);
+      if (change.unparkedAt !== undefined && change.unparkedAt === this.blocked.get(k)?.i) doc.requeueAt = change.unparkedAt;
+      for (const { index, entry } of change.added) {
+        const blockedAt = this.blocked.get(k)?.i;
+        // Entries are never removed in this mode, so indexes never move: an element reported at the
+        // index of the parked entry, without its mark, is that entry requeued (an addition lands after it).
+        if (blockedAt === index && entry.parked === undefined) doc.requeueAt = index;
+        else if (entry.parked !== undefined) {
+          if (blockedAt === undefined || index < blockedAt) this.block(name, doc._id, index);
+        } else if ((blockedAt === undefined || index < blockedAt) && (doc.requeueAt === undefined || index < doc.requeueAt)) doc.items.push({ index, entry });
+      }
+    }
+    for (const doc of docs.values()) if (doc.requeueAt !== undefined) await this.readRequeued(doc, doc.requeueAt);
+    this.pending?.set(docs.size);
+    let published = 0;
+    for (const name of this.opts.collections) {
+      const mine = [...docs.values()].filter((d) => d.coll === name);
+      if (mine.length > 0) published += await this.publishStreamDocs(name, mine);
+    }
+    return published;
+  }
+
+  /** A requeued document: its entries from the once-parked one on, as the document holds them now. */
+  private async readRequeued(doc: StreamDoc, from: number): Promise<void> {
+    this.blocked.delete(docKey(doc.coll, doc._id));
+    doc.items = doc.items.filter((x) => x.index < from);
+    const now = await this.opts.db
+      .collection<DocWithOutbox>(doc.coll)
+      .findOne({ ...doc.key, _id: doc._id } as Document, { projection: { [OUTBOX_FIELD]: 1 }, readConcern: { level: 'majority' } });
+    for (const [index, entry] of (now?.[OUTBOX_FIELD] ?? []).entries()) {
+      if (index < from) continue;
+      if (entry.parked !== undefined) {
+        this.block(doc.coll, doc._id, index);
+        break;
+      }
+      doc.items.push({ index, entry });
+    }
+  }
+
+  private block(coll: string, id: unknown, index: number): void {
+    const k = docKey(coll, id);
+    const at = this.blocked.get(k);
+    if (at === undefined || index < at.i) this.blocked.set(k, { c: coll, id, i: index });
+  }
+
+  /**
+   * Publishes the documents' entries, as many transactions as the batch limits need: each round
+   * plans what is left (a document cut by the byte limit continues in the next), parks what can
+   * never be published and drops what waits behind a parked entry.
+   */
+  private async publishStreamDocs(name: string, docs: readonly StreamDoc[]): Promise<number> {
+    const coll = this.opts.db.collection<DocWithOutbox>(name);
+    const count = (ds: readonly StreamDoc[]): number => ds.reduce((n, d) => n + d.items.length, 0);
+    let left = docs.filter((d) => d.items.length > 0);
+    let published = 0;
+    while (left.length > 0) {
+      this.entryIndex.clear();
+      for (const d of left) for (const x of d.items) this.entryIndex.set(x.entry.id, x.index);
+      this.passSent.clear();
+      const before = count(left);
+      published += await this.publishDocs(coll, left.map((d) => ({ ...d.key, _id: d._id, [OUTBOX_FIELD]: d.items.map((x) => x.entry) }) as DocWithOutbox));
+      left = left
+        .map((d) => {
+          const blockedAt = this.blocked.get(docKey(name, d._id))?.i ?? Infinity;
+          return { ...d, items: d.items.filter((x) => !this.passSent.has(x.entry.id) && x.index < blockedAt) };
+        })
+        .filter((d) => d.items.length > 0);
+      if (count(left) >= before) throw new Error(`outbox relay ${this.opts.name}: a publishing round made no progress`);
+    }
+    return published;
+  }
+
+  private async recountParkedGauge(): Promise<void> {
+    if (!this.parkedGauge) return;
+    const recount = Date.now() - this.parkedCountedAt >= (this.opts.parkedCountIntervalMs ?? 30_000);
+    let parked = 0;
+    for (const name of this.opts.collections) {
+      if (recount || this.parkedByCollection.get(name) === undefined) {
+        this.parkedByCollection.set(name, await this.opts.db.collection(name).countDocuments({ [`${OUTBOX_FIELD}.parked.at`]: { $exists: true } }));
+      }
+      parked += this.parkedByCollection.get(name) ?? 0;
+    }
+    if (recount) this.parkedCountedAt = Date.now();
+    this.parkedGauge.set(parked);
   }
 
   private forgetTopicsIfUnknown(e: unknown): void {
@@ -341,9 +654,11 @@ export class OutboxRelay {
       this.idlePasses = n > 0 ? 0 : this.idlePasses + 1;
       // more may be waiting after a publish; an idle relay backs off (nudges and publishes reset it)
       next = n > 0 ? (this.full ? 0 : this.gatherMs()) : idleDelay(poll, this.opts.idlePollMaxMs ?? poll * 8, this.idlePasses);
+      // 'stream': a pass that read the stream already waited there (its getMore is the poll)
+      if (this.progressMode === 'stream' && this.streamRead) next = n > 0 ? this.gatherMs() : 0;
     } catch (e) {
       next = 1000;
-      this.opts.logger.warn({ err: (e as Error).message, kafka_errors: kafkaErrorTypes(e), relay: this.opts.name }, 'outbox relay pass failed; will retry');
+      if (!this.stopped) this.opts.logger.warn({ err: (e as Error).message, kafka_errors: kafkaErrorTypes(e), relay: this.opts.name }, 'outbox relay pass failed; will retry');
     }
     if (this.again) next = Math.min(next, this.gatherMs());
     if (!this.stopped) this.schedule(next);

@@ -5,6 +5,7 @@ import { MONGO_DB } from '@mw/persistence';
 import { LOGGER, Metrics } from '@mw/platform';
 import { KafkaPublisher } from '../publisher/publisher';
 import { OutboxRelay } from './outbox-relay';
+import type { RelayProgressMode } from './outbox-stream';
 
 const RELAY_OPTIONS = Symbol('RELAY_OPTIONS');
 
@@ -15,6 +16,8 @@ interface RelayModuleOptions {
   readonly shardKeys?: Readonly<Record<string, readonly string[]>>;
   readonly pollIntervalMs?: number;
   readonly gatherMs?: number;
+  /** How the relay records what it sent (OutboxRelay `progress`, ADR 0015 §2; default 'pull'). */
+  readonly progress?: RelayProgressMode;
 }
 
 @Injectable()
@@ -40,7 +43,7 @@ export class OutboxModule {
           provide: OutboxRelay,
           useFactory: async (db: Db, publisher: KafkaPublisher, logger: Logger, metrics: Metrics) => {
             await OutboxRelay.ensureIndexes(db, opts.collections);
-            return new OutboxRelay({ db, collections: opts.collections, shardKeys: opts.shardKeys, publisher, logger, name: opts.name, pollIntervalMs: opts.pollIntervalMs, gatherMs: opts.gatherMs, registry: metrics.registry });
+            return new OutboxRelay({ db, collections: opts.collections, shardKeys: opts.shardKeys, publisher, logger, name: opts.name, pollIntervalMs: opts.pollIntervalMs, gatherMs: opts.gatherMs, progress: opts.progress, registry: metrics.registry });
           },
           inject: [MONGO_DB, KafkaPublisher, LOGGER, Metrics],
         },
