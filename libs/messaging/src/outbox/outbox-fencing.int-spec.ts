@@ -80,8 +80,10 @@ describe('outbox relay fencing: two relays, one paused mid-publish (real MongoDB
     await mongo.close();
   });
 
+  // 'stream' (ADR 0015 §2): A pauses in its first pass, the recovery scan; B resumes nothing of A's (A stored no progress)
+  for (const progress of ['pull', 'stream'] as const)
   for (const stage of ['before-send', 'before-commit'] as const) {
-    it(`keeps per-key order when the old owner resumes after the new one published newer entries (paused ${stage})`, async () => {
+    it(`keeps per-key order when the old owner resumes after the new one published newer entries (paused ${stage}, progress ${progress})`, async () => {
       const db: Db = mongo.db(uniqueName('outbox_fence'));
       const topic = uniqueName('test.outbox.fence') as TopicName;
       await ensureTopics(kafka, [topic], 3);
@@ -96,13 +98,15 @@ describe('outbox relay fencing: two relays, one paused mid-publish (real MongoDB
           written.get(key)!.push(msg.envelope.id);
         }
       }
-      const drained = async (): Promise<boolean> => (await coll.countDocuments({ [`${OUTBOX_FIELD}.0`]: { $exists: true } })) === 0;
+      // 'pull': every entry removed; 'stream': entries stay, so a pass of B's that finds nothing new
+      const drained = async (): Promise<boolean> =>
+        progress === 'pull' ? (await coll.countDocuments({ [`${OUTBOX_FIELD}.0`]: { $exists: true } })) === 0 : (await b.drainOnce()) === 0;
 
       const gate = new Gate();
       const pausedPublisher = new PausingPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-a', logger }), gate, stage);
       const publisherB = new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'relay-b', logger }));
-      const a = new OutboxRelay({ db, collections: ['aggregates'], publisher: pausedPublisher, logger, name: 'fence', leaseMs: LEASE_MS });
-      const b = new OutboxRelay({ db, collections: ['aggregates'], publisher: publisherB, logger, name: 'fence', leaseMs: LEASE_MS });
+      const a = new OutboxRelay({ db, collections: ['aggregates'], publisher: pausedPublisher, logger, name: 'fence', leaseMs: LEASE_MS, progress });
+      const b = new OutboxRelay({ db, collections: ['aggregates'], publisher: publisherB, logger, name: 'fence', leaseMs: LEASE_MS, progress });
       try {
         await writeVersion(); // v1 of every key
         // A takes the lease, reads v1 and stops mid-publish (a GC pause, a stalled socket, SIGSTOP).
