@@ -30,7 +30,12 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
 
   beforeAll(async () => {
     mongo = await createMongoClient(env.mongoUrl).connect();
-    kafka = new Kafka({ clientId: 'outbox-stream-test', brokers: env.kafkaBrokers, sasl: env.kafkaSasl, logLevel: logLevel.NOTHING });
+    kafka = new Kafka({
+      clientId: 'outbox-stream-test',
+      brokers: env.kafkaBrokers,
+      sasl: env.kafkaSasl,
+      logLevel: logLevel.NOTHING,
+    });
   });
   afterAll(async () => {
     await mongo.close();
@@ -47,14 +52,24 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
     const entries = (key: string, n: number, at = new Date()): OutboxEntry[] =>
       toOutboxEntries(
         Array.from({ length: n }, () => {
-          const msg = createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: key }, { correlation_id: label, causation_id: null });
+          const msg = createMessage(
+            'inventory.commands.v1',
+            'ReleaseStock',
+            { order_id: key },
+            { correlation_id: label, causation_id: null },
+          );
           return { ...msg, topic } as OutgoingMessage;
         }),
         at,
       );
     async function write(key: string, n: number): Promise<void> {
       const msgs = Array.from({ length: n }, () => {
-        const msg = createMessage('inventory.commands.v1', 'ReleaseStock', { order_id: key }, { correlation_id: label, causation_id: null });
+        const msg = createMessage(
+          'inventory.commands.v1',
+          'ReleaseStock',
+          { order_id: key },
+          { correlation_id: label, causation_id: null },
+        );
         return { ...msg, topic } as OutgoingMessage;
       });
       // the first write of a document upserts it (reported as a whole `_outbox`), later ones push onto it (`_outbox.<n>`)
@@ -64,17 +79,40 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
     const allIds = (): Set<string> => new Set([...written.values()].flat());
     /** Every written entry consumed at least once (read_committed). */
     const consumedAll = (timeoutMs = 90_000): Promise<Collected[]> =>
-      collectFrom(kafka, [topic], (all) => {
-        const seen = new Set(all.map(idOf));
-        return [...allIds()].every((i) => seen.has(i));
-      }, timeoutMs);
-    const relay = (name: string, publisher: KafkaPublisher, extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}): OutboxRelay =>
-      new OutboxRelay({ db, collections: ['aggregates'], publisher, logger, name, leaseMs: 2000, pollIntervalMs: 100, progress: 'stream', ...extra });
-    const progressOf = (name: string) => db.collection<{ _id: string; progress?: { token: unknown; at: Date } }>(LEASES_COLLECTION).findOne({ _id: name });
+      collectFrom(
+        kafka,
+        [topic],
+        (all) => {
+          const seen = new Set(all.map(idOf));
+          return [...allIds()].every((i) => seen.has(i));
+        },
+        timeoutMs,
+      );
+    const relay = (
+      name: string,
+      publisher: KafkaPublisher,
+      extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {},
+    ): OutboxRelay =>
+      new OutboxRelay({
+        db,
+        collections: ['aggregates'],
+        publisher,
+        logger,
+        name,
+        leaseMs: 2000,
+        pollIntervalMs: 100,
+        progress: 'stream',
+        ...extra,
+      });
+    const progressOf = (name: string) =>
+      db
+        .collection<{ _id: string; progress?: { token: unknown; at: Date } }>(LEASES_COLLECTION)
+        .findOne({ _id: name });
     return { db, topic, coll, written, entries, write, allIds, consumedAll, relay, progressOf };
   }
 
-  const newPublisher = (clientId: string): KafkaPublisher => new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId, logger }));
+  const newPublisher = (clientId: string): KafkaPublisher =>
+    new KafkaPublisher(createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId, logger }));
 
   it('publishes every entry in per-document order, scanning what was there and following the stream after, and never writes to the documents', async () => {
     const f = await fixture('order');
@@ -91,7 +129,11 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
     try {
       relay.start();
       // the scan is done once its first progress is stored (a write racing the scan may go out twice: at least once)
-      await waitFor(async () => (await f.progressOf('order'))?.progress?.token, 60_000, 'the recovery scan done');
+      await waitFor(
+        async () => (await f.progressOf('order'))?.progress?.token,
+        60_000,
+        'the recovery scan done',
+      );
       // while it runs: pushes onto existing documents (one entry, or two in one `$push: {$each}`)
       for (let round = 0; round < 4; round++) {
         for (const k of keys) {
@@ -106,7 +148,8 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
       expect(changes.every((c) => c.operationType === 'update')).toBe(true);
       // each document's entries exactly once, in the order they were written
       const perKey = new Map<string, string[]>();
-      for (const r of seen) perKey.set(String(r.message.key), [...(perKey.get(String(r.message.key)) ?? []), idOf(r)]);
+      for (const r of seen)
+        perKey.set(String(r.message.key), [...(perKey.get(String(r.message.key)) ?? []), idOf(r)]);
       for (const k of keys) expect(perKey.get(k)).toEqual(f.written.get(k));
       const left = await f.coll.find({}).toArray();
       expect(left.reduce((n, d) => n + (d[OUTBOX_FIELD]?.length ?? 0), 0)).toBe(f.allIds().size); // the entries stay
@@ -128,9 +171,19 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
     const publisher = newPublisher('relay-stream-parked');
     let relay = f.relay('parked', publisher);
     try {
-      await waitFor(async () => (await relay.drainOnce()) >= 0 && (await f.progressOf('parked'))?.progress?.token, 30_000, 'first progress stored');
+      await waitFor(
+        async () => (await relay.drainOnce()) >= 0 && (await f.progressOf('parked'))?.progress?.token,
+        30_000,
+        'first progress stored',
+      );
       await f.coll.insertOne({ _id: hex(1), [OUTBOX_FIELD]: [a!, b, c!] });
-      await waitFor(async () => (await relay.drainOnce()) >= 0 && (await f.coll.findOne({ _id: hex(1) }))?.[OUTBOX_FIELD]?.[1]?.parked, 30_000, 'b parked');
+      await waitFor(
+        async () =>
+          (await relay.drainOnce()) >= 0 &&
+          (await f.coll.findOne({ _id: hex(1) }))?.[OUTBOX_FIELD]?.[1]?.parked,
+        30_000,
+        'b parked',
+      );
       await f.coll.updateOne({ _id: hex(1) }, { $push: { [OUTBOX_FIELD]: d! } });
       await f.write(hex(2), 1);
       await waitFor(async () => (await relay.drainOnce()) === 0, 30_000, 'caught up');
@@ -140,19 +193,44 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
       const e = f.entries(hex(1), 1)[0]!;
       await f.coll.updateOne({ _id: hex(1) }, { $push: { [OUTBOX_FIELD]: e } });
       await f.write(hex(2), 1);
-      await waitFor(async () => (await relay.drainOnce()) >= 0 && (await relay.drainOnce()) === 0, 30_000, 'caught up after the restart');
-      const before = await collectFrom(kafka, [f.topic], (all) => [...f.allIds(), a!.id].every((i) => all.some((r) => idOf(r) === i)), 60_000); // hex(2)'s entries, and a
+      await waitFor(
+        async () => (await relay.drainOnce()) >= 0 && (await relay.drainOnce()) === 0,
+        30_000,
+        'caught up after the restart',
+      );
+      const before = await collectFrom(
+        kafka,
+        [f.topic],
+        (all) => [...f.allIds(), a!.id].every((i) => all.some((r) => idOf(r) === i)),
+        60_000,
+      ); // hex(2)'s entries, and a
       const seenBefore = new Set(before.map(idOf));
       expect([c!.id, d!.id, e.id].filter((i) => seenBefore.has(i))).toEqual([]); // waiting behind b
 
       // the operator's listing starts at the parked entry (a, sent, stays in the document before it)
-      expect((await listParked(f.db, ['aggregates'])).map((p) => p.entries.map((x) => x.id))).toEqual([[b.id, c!.id, d!.id, e.id]]);
+      expect((await listParked(f.db, ['aggregates'])).map((p) => p.entries.map((x) => x.id))).toEqual([
+        [b.id, c!.id, d!.id, e.id],
+      ]);
       await ensureTopics(kafka, [missing], 1);
       expect(await requeueParked(f.db, ['aggregates'], [hex(1)])).toBe(1);
-      await waitFor(async () => (await relay.drainOnce()) >= 0 && (await relay.drainOnce()) === 0, 30_000, 'requeued document published');
+      await waitFor(
+        async () => (await relay.drainOnce()) >= 0 && (await relay.drainOnce()) === 0,
+        30_000,
+        'requeued document published',
+      );
       await collectFrom(kafka, [missing], (all) => all.some((r) => idOf(r) === b.id), 30_000);
-      const after = await collectFrom(kafka, [f.topic], (all) => [c!.id, d!.id, e.id].every((i) => all.some((r) => idOf(r) === i)), 30_000);
-      expect(after.filter((r) => String(r.message.key) === hex(1)).map(idOf)).toEqual([a!.id, c!.id, d!.id, e.id]);
+      const after = await collectFrom(
+        kafka,
+        [f.topic],
+        (all) => [c!.id, d!.id, e.id].every((i) => all.some((r) => idOf(r) === i)),
+        30_000,
+      );
+      expect(after.filter((r) => String(r.message.key) === hex(1)).map(idOf)).toEqual([
+        a!.id,
+        c!.id,
+        d!.id,
+        e.id,
+      ]);
     } finally {
       await relay.stop();
       await publisher.disconnect();
@@ -164,15 +242,31 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
   function spawnDying(db: Db, killAt: 'before-commit' | 'before-store', pass: number) {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', join(__dirname, '../test/relay-child.ts'), env.mongoUrl, db.databaseName, 'aggregates', env.kafkaBrokers.join(',')],
+      [
+        '--import',
+        'tsx',
+        join(__dirname, '../test/relay-child.ts'),
+        env.mongoUrl,
+        db.databaseName,
+        'aggregates',
+        env.kafkaBrokers.join(','),
+      ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
         cwd: join(__dirname, '../../../..'),
         detached: true,
-        env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.base.json', RELAY_PROGRESS: 'stream', RELAY_KILL_AT: killAt, RELAY_KILL_PASS: String(pass) },
+        env: {
+          ...process.env,
+          TSX_TSCONFIG_PATH: 'tsconfig.base.json',
+          RELAY_PROGRESS: 'stream',
+          RELAY_KILL_AT: killAt,
+          RELAY_KILL_PASS: String(pass),
+        },
       },
     );
-    const exited = new Promise<number | null>((r) => child.once('exit', (code, signal) => r(signal === 'SIGKILL' ? -9 : code)));
+    const exited = new Promise<number | null>((r) =>
+      child.once('exit', (code, signal) => r(signal === 'SIGKILL' ? -9 : code)),
+    );
     let out = '';
     child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
     return { child, exited, output: () => out };
@@ -187,18 +281,28 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
       const next = f.relay('test-relay', publisher);
       try {
         // the child has scanned (nothing there) and stored its first progress: what follows goes through its stream
-        await waitFor(async () => (await f.progressOf('test-relay'))?.progress?.token, 60_000, 'the child relay stored its first progress');
+        await waitFor(
+          async () => (await f.progressOf('test-relay'))?.progress?.token,
+          60_000,
+          'the child relay stored its first progress',
+        );
         for (let round = 0; round < 5; round++) for (const k of keys) await f.write(k, 1);
         expect(await child.exited).toBe(-9);
         expect(child.output()).toContain(`relay-dying ${killAt}`);
         // the dead relay's lease expires (2 s), the next owner resumes from the token the child stored last
-        await waitFor(async () => (await next.drainOnce()) > 0, 60_000, 'the next relay took over and published');
+        await waitFor(
+          async () => (await next.drainOnce()) > 0,
+          60_000,
+          'the next relay took over and published',
+        );
         await waitFor(async () => (await next.drainOnce()) === 0, 60_000, 'the next relay caught up');
         const seen = await f.consumedAll();
         const seenIds = new Set(seen.map(idOf));
         expect([...f.allIds()].filter((i) => !seenIds.has(i))).toEqual([]);
         const dups = seen.length - seenIds.size;
-        console.log(`${killAt}: ${f.allIds().size} entries, ${seen.length} records consumed (${dups} resent)`);
+        console.log(
+          `${killAt}: ${f.allIds().size} entries, ${seen.length} records consumed (${dups} resent)`,
+        );
         // a pass committed and not recorded is resent: the at-least-once window shows as duplicates
         if (killAt === 'before-store') expect(dups).toBeGreaterThan(0);
         // per key, the first sighting of each entry is in written order
@@ -210,7 +314,8 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
         }
         for (const k of keys) expect(perKey.get(k)).toEqual(f.written.get(k));
       } finally {
-        if (child.child.exitCode === null && child.child.signalCode === null) process.kill(-child.child.pid!, 'SIGKILL');
+        if (child.child.exitCode === null && child.child.signalCode === null)
+          process.kill(-child.child.pid!, 'SIGKILL');
         await next.stop();
         await publisher.disconnect();
         await f.db.dropDatabase();
@@ -218,7 +323,11 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
     }, 300_000);
   }
 
-  for (const lost of ['a token the oplog no longer holds', 'a token that does not parse', 'no progress at all'] as const) {
+  for (const lost of [
+    'a token the oplog no longer holds',
+    'a token that does not parse',
+    'no progress at all',
+  ] as const) {
     it(`recovers with ${lost}: the scan publishes what the stream would have, from the stored time minus the margin`, async () => {
       const f = await fixture('lost');
       const keys = Array.from({ length: 8 }, (_, i) => hex(i + 1));
@@ -227,7 +336,11 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
       const again = f.relay('lost', publisher, { recoveryMarginMs: 60_000 });
       try {
         for (const k of keys) await f.write(k, 1);
-        await waitFor(async () => (await first.drainOnce()) >= 0 && (await f.progressOf('lost'))?.progress?.token, 30_000, 'first progress stored');
+        await waitFor(
+          async () => (await first.drainOnce()) >= 0 && (await f.progressOf('lost'))?.progress?.token,
+          30_000,
+          'first progress stored',
+        );
         await waitFor(async () => (await first.drainOnce()) === 0, 30_000, 'first relay caught up');
         await first.stop();
         // written while no relay runs: only the recovery scan can find these
@@ -236,17 +349,32 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
         const ancient = f.entries(hex(999), 1, new Date(Date.now() - 3_600_000));
         await f.coll.insertOne({ _id: 'ancient', [OUTBOX_FIELD]: ancient });
         const leases = f.db.collection<{ _id: string }>(LEASES_COLLECTION);
-        if (lost === 'no progress at all') await leases.updateOne({ _id: 'lost' }, { $unset: { progress: '' } });
+        if (lost === 'no progress at all')
+          await leases.updateOne({ _id: 'lost' }, { $unset: { progress: '' } });
         else {
           // a real token's layout with its cluster time set to 1970 (ChangeStreamHistoryLost), or one that is not hex (FailedToParse)
-          const token = lost === 'a token the oplog no longer holds' ? { _data: '8200000001000000012B022C0100296E5A1004C353A3CFF24D442C8598022D303A413C461E5F6964002B080004' } : { _data: 'not-a-token' };
+          const token =
+            lost === 'a token the oplog no longer holds'
+              ? {
+                  _data:
+                    '8200000001000000012B022C0100296E5A1004C353A3CFF24D442C8598022D303A413C461E5F6964002B080004',
+                }
+              : { _data: 'not-a-token' };
           await leases.updateOne({ _id: 'lost' }, { $set: { 'progress.token': token } });
         }
         await waitFor(async () => (await again.drainOnce()) > 0, 60_000, 'the recovery scan published');
-        const seen = await collectFrom(kafka, [f.topic], (all) => {
-          const ids = new Set(all.map(idOf));
-          return [...f.allIds()].every((i) => ids.has(i)) && (lost !== 'no progress at all' || ids.has(ancient[0]!.id));
-        }, 60_000);
+        const seen = await collectFrom(
+          kafka,
+          [f.topic],
+          (all) => {
+            const ids = new Set(all.map(idOf));
+            return (
+              [...f.allIds()].every((i) => ids.has(i)) &&
+              (lost !== 'no progress at all' || ids.has(ancient[0]!.id))
+            );
+          },
+          60_000,
+        );
         const ids = new Set(seen.map(idOf));
         expect([...f.allIds()].filter((i) => !ids.has(i))).toEqual([]);
         // with a stored time the scan starts a margin before it; with none it takes everything
@@ -254,7 +382,12 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
         // and it follows the stream from before the scan: a write after it is published
         await f.write(keys[0]!, 1);
         await waitFor(async () => (await again.drainOnce()) > 0, 30_000, 'the stream after the scan');
-        await collectFrom(kafka, [f.topic], (all) => new Set(all.map(idOf)).has(f.written.get(keys[0]!)!.at(-1)!), 30_000);
+        await collectFrom(
+          kafka,
+          [f.topic],
+          (all) => new Set(all.map(idOf)).has(f.written.get(keys[0]!)!.at(-1)!),
+          30_000,
+        );
         expect((await f.progressOf('lost'))?.progress?.token).not.toEqual({ _data: 'not-a-token' });
       } finally {
         await first.stop();

@@ -63,7 +63,8 @@ export function outboxChange(event: Document): OutboxChange {
   if (op !== 'update') return { added };
   const desc = (event['updateDescription'] ?? {}) as { updatedFields?: Document; removedFields?: string[] };
   for (const [field, value] of Object.entries(desc.updatedFields ?? {})) {
-    if (field === OUTBOX_FIELD && Array.isArray(value)) (value as OutboxEntry[]).forEach((entry, index) => added.push({ index, entry }));
+    if (field === OUTBOX_FIELD && Array.isArray(value))
+      (value as OutboxEntry[]).forEach((entry, index) => added.push({ index, entry }));
     const m = ELEMENT.exec(field);
     if (m) added.push({ index: Number(m[1]), entry: value as OutboxEntry });
   }
@@ -73,7 +74,8 @@ export function outboxChange(event: Document): OutboxChange {
 }
 
 /** Key of a document in the relay's maps: collection and EJSON of its _id (an ObjectId and its hex string differ). */
-export const docKey = (collection: string, id: unknown): string => `${collection}\u0000${BSON.EJSON.stringify(id as Document, { relaxed: false })}`;
+export const docKey = (collection: string, id: unknown): string =>
+  `${collection}\u0000${BSON.EJSON.stringify(id as Document, { relaxed: false })}`;
 
 /**
  * Errors after which the stored token cannot be used: the oplog no longer holds it
@@ -81,10 +83,13 @@ export const docKey = (collection: string, id: unknown): string => `${collection
  * stream error). The relay then falls back to the recovery scan.
  */
 const TOKEN_LOST = new Set([286, 260, 9, 280]);
-export const isTokenLost = (e: unknown): boolean => e instanceof MongoServerError && typeof e.code === 'number' && TOKEN_LOST.has(e.code);
+export const isTokenLost = (e: unknown): boolean =>
+  e instanceof MongoServerError && typeof e.code === 'number' && TOKEN_LOST.has(e.code);
 
 export async function loadProgress(db: Db, name: string): Promise<StoredProgress | undefined> {
-  const doc = await db.collection<{ _id: string; progress?: StoredProgress }>(LEASES_COLLECTION).findOne({ _id: name }, { projection: { progress: 1 } });
+  const doc = await db
+    .collection<{ _id: string; progress?: StoredProgress }>(LEASES_COLLECTION)
+    .findOne({ _id: name }, { projection: { progress: 1 } });
   return doc?.progress ?? undefined;
 }
 
@@ -92,7 +97,15 @@ export async function loadProgress(db: Db, name: string): Promise<StoredProgress
  * Stores a pass's progress: one write to the lease document, filtered by owner and epoch, so a
  * relay that lost its lease (a newer owner took over) cannot move the progress. False then.
  */
-export async function storeProgress(db: Db, name: string, owner: string, epoch: number, progress: StoredProgress): Promise<boolean> {
-  const res = await db.collection<{ _id: string }>(LEASES_COLLECTION).updateOne({ _id: name, owner, epoch }, { $set: { progress } });
+export async function storeProgress(
+  db: Db,
+  name: string,
+  owner: string,
+  epoch: number,
+  progress: StoredProgress,
+): Promise<boolean> {
+  const res = await db
+    .collection<{ _id: string }>(LEASES_COLLECTION)
+    .updateOne({ _id: name, owner, epoch }, { $set: { progress } });
   return res.matchedCount === 1;
 }
