@@ -493,7 +493,8 @@ export class OutboxRelay {
     this.stream = this.watch({ startAtOperationTime: operationTime });
     this.streamEpoch = this.senderEpoch;
     this.storeDue = true; // until a token is stored, a crash scans again
-    this.opts.logger.warn({ relay: this.opts.name, since, published }, 'outbox relay: recovery scan done; following the change stream');
+    // a first start (no progress) is routine; a lost token was already warned about
+    this.opts.logger.info({ relay: this.opts.name, since, published }, 'outbox relay: recovery scan done; following the change stream');
     return published;
   }
 
@@ -510,7 +511,9 @@ export class OutboxRelay {
               // an update that wrote entries (a park mark, `_outbox.<n>.parked`, is not one), or removed a park mark
               {
                 operationType: 'update',
-                $expr: { $gt: [{ $size: { $filter: { input: { $objectToArray: '$updateDescription.updatedFields' }, cond: { $regexMatch: { input: '$$this.k', regex: outboxField } } } } }, 0] },
+                $expr: {
+                  $gt: [{ $size: { $filter: { input: { $objectToArray: { $ifNull: ['$updateDescription.updatedFields', {}] } }, cond: { $regexMatch: { input: '$$this.k', regex: outboxField } } } } }, 0],
+                },
               },
               { operationType: 'update', 'updateDescription.removedFields': { $regex: `^${OUTBOX_FIELD}\\.\\d+\\.parked$` } },
             ],
@@ -519,7 +522,8 @@ export class OutboxRelay {
         { $project: { operationType: 1, ns: 1, documentKey: 1, [`fullDocument.${OUTBOX_FIELD}`]: 1, updateDescription: 1 } },
       ],
       // change streams return majority-committed changes only, in commit order (a replica set's oplog order)
-      { ...from, maxAwaitTimeMS: this.opts.idlePollMaxMs ?? poll * 8, batchSize: this.opts.batchSize ?? 200 },
+      // a pass waits there at most a quarter of the lease, so the lease is renewed in time
+      { ...from, maxAwaitTimeMS: Math.min(this.opts.idlePollMaxMs ?? poll * 8, (this.opts.leaseMs ?? 10_000) / 4), batchSize: this.opts.batchSize ?? 200 },
     );
   }
 
