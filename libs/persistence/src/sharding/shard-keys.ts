@@ -47,6 +47,21 @@ const outboxParked = (service: string): DocumentedScatter => ({
   accepted:
     'a gauge refreshed per poll from the sparse outbox_parked index on every shard; empty when nothing is parked',
 });
+const outboxRecovery = (service: string): DocumentedScatter[] => [
+  {
+    op: 'query',
+    fields: ['_outbox.created_at'],
+    from: `${service} outbox relay, 'stream' progress: the recovery scan (ADR 0015 §2)`,
+    accepted:
+      'runs only when the relay has no usable resume token (a first start, or a stop longer than the oplog window): every shard answers from its outbox_pending index the documents with entries since the stored progress time minus a margin',
+  },
+  {
+    op: 'query',
+    fields: ['_outbox.parked.at'],
+    from: `${service} outbox relay, 'stream' progress: the recovery scan's blocked documents`,
+    accepted: 'once per recovery scan, from the sparse outbox_parked index on every shard; empty when nothing is parked',
+  },
+];
 
 /**
  * Every collection the services write. Inserts are always routed (the document carries its key);
@@ -128,6 +143,7 @@ export const shardingTable: readonly CollectionSharding[] = [
       },
       outboxScan('orders'),
       outboxParked('orders'),
+      ...outboxRecovery('orders'),
     ],
   },
   {
@@ -135,7 +151,7 @@ export const shardingTable: readonly CollectionSharding[] = [
     collection: 'checkout_rejections',
     key: { _id: 'hashed' },
     why: 'One document per rejected checkout, written and read by its id only (the checkout id): hashed _id spreads them and routes every access.',
-    scatters: [outboxScan('orders'), outboxParked('orders')],
+    scatters: [outboxScan('orders'), outboxParked('orders'), ...outboxRecovery('orders')],
   },
   {
     db: 'orders',
