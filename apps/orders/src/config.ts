@@ -72,6 +72,11 @@ export const ordersConfigSchema = baseConfigSchema
     OUTBOX_POLL_MS: env.int(250, 10, 60_000),
     /** The relay's gather window after a write (ADR 0015 §1; 0: a pass per nudge). */
     OUTBOX_GATHER_MS: env.int(0, 0, 1000),
+    /**
+     * How the relay records what it sent (ADR 0015 §2): `stream` (a change stream, its resume token
+     * stored once per pass; entries stay in the order) or `pull` (each sent entry `$pull`ed).
+     */
+    OUTBOX_PROGRESS: z.enum(['pull', 'stream']).default('stream'),
     /** Sales analytics (ADR 0051): the read model's consumer group (default `<KAFKA_GROUP_ID>-analytics`) and where a new one starts. */
     ANALYTICS_GROUP_ID: z.string().min(1).max(200).optional(),
     ANALYTICS_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),

@@ -143,6 +143,7 @@ export class OrdersModule {
           shardKeys: shardKeyFields('orders', [ORDERS_COLLECTION, REJECTIONS_COLLECTION]),
           pollIntervalMs: config.OUTBOX_POLL_MS,
           gatherMs: config.OUTBOX_GATHER_MS,
+          progress: config.OUTBOX_PROGRESS,
         }),
       ],
       controllers: [
