@@ -38,6 +38,21 @@ describe('executeSchemaStatement', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('waits for schema agreement when another instance’s new type has not reached this coordinator yet, a few times only', async () => {
+    const unknownType = new errors.ResponseError(0x2200, 'Unknown type carts_x.cart_line');
+    const agreements: number[] = [];
+    const settles = scripted([unknownType, unknownType, 'ok']);
+    (settles.client as unknown as { metadata: unknown }).metadata = { checkSchemaAgreement: () => Promise.resolve(agreements.push(1) > 0) };
+    await executeSchemaStatement(settles.client, 'CREATE TABLE IF NOT EXISTS carts (id uuid PRIMARY KEY, lines list<frozen<cart_line>>)', { sleep: noSleep });
+    expect(settles.calls).toHaveLength(3);
+    expect(agreements).toHaveLength(2);
+    // a type that never comes (a typo) fails after a handful of attempts, not at the 2-minute deadline
+    const typo = scripted([unknownType]);
+    (typo.client as unknown as { metadata: unknown }).metadata = { checkSchemaAgreement: () => Promise.resolve(true) };
+    await expect(executeSchemaStatement(typo.client, 'CREATE TABLE IF NOT EXISTS t (l frozen<cart_lin>)', { sleep: noSleep })).rejects.toBe(unknownType);
+    expect(typo.calls).toHaveLength(6);
+  });
+
   it('gives up on a transient answer once the deadline has passed', async () => {
     const timeout = new errors.OperationTimedOutError('did not reply before timeout');
     const { client, calls } = scripted([timeout]);

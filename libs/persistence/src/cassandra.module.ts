@@ -62,9 +62,22 @@ export function isTransientCassandraError(e: unknown): boolean {
 }
 
 /**
+ * A schema element another client created a moment ago that this coordinator has not learnt yet:
+ * two instances starting together on a cluster (one creates the type, the other's `CREATE TABLE`
+ * using it reaches a node the new type has not reached — "Unknown type"). Settled by schema
+ * agreement; retried a few times only, so a real typo still fails within seconds.
+ */
+export function isSchemaPropagationError(e: unknown): boolean {
+  const err = e as { name?: string; message?: string; code?: number } | undefined;
+  return err?.name === 'ResponseError' && err.code === 0x2200 && /^Unknown type |^Keyspace .* does not exist|^unconfigured table /i.test(err.message ?? '');
+}
+const SCHEMA_PROPAGATION_ATTEMPTS = 6;
+
+/**
  * Runs a schema statement (idempotent: `IF NOT EXISTS`) until it succeeds or `deadlineMs` passes,
  * retrying only transient answers: one slow coordinator just after a node's restart must not end a
- * service's start (issue 32) — a wrong statement still fails at once.
+ * service's start (issue 32) — a wrong statement still fails at once. A schema element not yet
+ * propagated (`isSchemaPropagationError`) waits for schema agreement and is retried a few times.
  */
 export async function executeSchemaStatement(
   client: Client,
@@ -78,8 +91,11 @@ export async function executeSchemaStatement(
       await client.execute(cql);
       return;
     } catch (e) {
-      if (!isTransientCassandraError(e) || Date.now() >= deadline) throw e;
+      const propagating = isSchemaPropagationError(e) && attempt < SCHEMA_PROPAGATION_ATTEMPTS;
+      if (!(propagating || isTransientCassandraError(e)) || Date.now() >= deadline) throw e;
       await sleep(Math.min(5000, 250 * 2 ** Math.min(attempt, 5)));
+      // the driver has it (metadata.checkSchemaAgreement, one look at every node's schema version); its typings do not
+      if (propagating) await (client.metadata as unknown as { checkSchemaAgreement(): Promise<boolean> }).checkSchemaAgreement().catch(() => false);
     }
   }
 }
