@@ -10,7 +10,8 @@ import { createKafka, ensureTopics } from '../kafka/kafka';
 import { KafkaPublisher } from '../publisher/publisher';
 import { listParked, requeueParked } from './outbox-parked';
 import { OutboxRelay } from './outbox-relay';
-import { LEASES_COLLECTION } from './outbox-lease';
+import { acquireLease, LEASES_COLLECTION, releaseLease } from './outbox-lease';
+import { loadProgress, storeProgress } from './outbox-stream';
 import { outboxPush, OUTBOX_FIELD, OutboxEntry, toOutboxEntries } from './outbox';
 
 const env = testEnv();
@@ -237,6 +238,25 @@ describe("outbox relay, 'stream' progress: a change stream and one progress writ
       await f.db.dropDatabase();
     }
   }, 240_000);
+
+  it('a relay that lost its lease cannot move the stored progress (the write is filtered by owner and epoch)', async () => {
+    const db = mongo.db(uniqueName('outbox_stream_progress'));
+    try {
+      const a = await acquireLease(db, 'p', 'owner-a', 60_000);
+      const progress = (token: string) => ({ token: { _data: token }, at: new Date(), blocked: [] });
+      expect(await storeProgress(db, 'p', 'owner-a', a.epoch, progress('aa'))).toBe(true);
+      await releaseLease(db, 'p', 'owner-a');
+      const b = await acquireLease(db, 'p', 'owner-b', 60_000);
+      expect(b.epoch).toBe(a.epoch + 1);
+      // A, paused past its lease, finishes a pass: its store is refused
+      expect(await storeProgress(db, 'p', 'owner-a', a.epoch, progress('a2'))).toBe(false);
+      expect(await storeProgress(db, 'p', 'owner-a', b.epoch, progress('a3'))).toBe(false);
+      expect(await storeProgress(db, 'p', 'owner-b', b.epoch, progress('bb'))).toBe(true);
+      expect((await loadProgress(db, 'p'))?.token).toEqual({ _data: 'bb' });
+    } finally {
+      await db.dropDatabase();
+    }
+  });
 
   /** Runs relay-child.ts in 'stream' mode, dying in its `pass`-th publishing pass at `killAt`. */
   function spawnDying(db: Db, killAt: 'before-commit' | 'before-store', pass: number) {
