@@ -28,7 +28,7 @@ import { createLogger, JsonLogger } from '../logging/logger';
 import { Metrics } from '../metrics/metrics';
 import { flushTracing } from '../tracing/flush';
 import { fixKafkajsIdleLoop } from '../kafka/kafkajs-idle-loop';
-import { isTransientStartError, startRetryDelayMs } from './transient-start';
+import { isRefusedOutright, isTransientStartError, startRetryDelayMs } from './transient-start';
 
 // every kafkajs client of a service, Nest's Kafka transport included (tulios/kafkajs#1556)
 fixKafkajsIdleLoop();
@@ -77,6 +77,7 @@ export async function assertKafkaReachable(
   } catch (e) {
     throw new Error(
       `Kafka unreachable at ${brokers.join(',')}: ${(e as Error).message} (start it with: npm run infra:up)`,
+      { cause: e },
     );
   } finally {
     await admin.disconnect().catch(() => undefined);
@@ -287,16 +288,17 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
   const start = async (): Promise<void> => {
     const config = spec.loadConfig();
     const logger = createLogger(spec.name, config.LOG_LEVEL);
-    await assertKafkaReachable(config.KAFKA_BROKERS, kafkaSaslOf(config));
-    // A dependency met mid-failover (an election, a broker or node restarting) is waited for, up to
-    // START_RETRY_MS; anything else (configuration, a refused statement) still ends the start at once.
+    // A dependency met mid-failover (an election, a broker or node restarting, a reset on the way to the
+    // brokers) is waited for, up to START_RETRY_MS; anything else (configuration, a refused statement, a
+    // broker address where nothing listens) still ends the start at once.
     const deadline = Date.now() + START_RETRY_MS;
     for (let attempt = 1; ; attempt++) {
       try {
+        await assertKafkaReachable(config.KAFKA_BROKERS, kafkaSaslOf(config));
         await startOnce(config, logger);
         return;
       } catch (e) {
-        if (!isTransientStartError(e) || Date.now() >= deadline) throw e;
+        if (!isTransientStartError(e) || isRefusedOutright(e) || Date.now() >= deadline) throw e;
         const waitMs = startRetryDelayMs(attempt);
         logger.warn({ err: (e as Error).message, error_name: (e as Error).name, attempt, retry_in_ms: waitMs }, `${spec.name} start met a dependency that is not ready; starting again`);
         await new Promise((r) => setTimeout(r, waitMs));

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createConnection, createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -55,6 +56,30 @@ describe('a start that meets a failover', () => {
     const lines = retries(r.stdout);
     expect(lines).toHaveLength(2);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'warn', error_name: 'MongoWriteConcernError', attempt: 1, retry_in_ms: 1000 });
+  }, 120_000);
+
+  it('waits out connections reset on the way to the broker (a peer restarting or cut off), then starts', async () => {
+    // a proxy in front of the real broker that resets the first connections (a TCP RST), then forwards
+    const [host, port] = kafkaEnv()['KAFKA_BROKERS']!.split(',')[0]!.split(':');
+    let resets = 6;
+    const proxy: Server = createServer((client) => {
+      if (resets-- > 0) return void client.resetAndDestroy();
+      const upstream = createConnection({ host, port: Number(port) });
+      client.pipe(upstream).pipe(client);
+      const close = (): void => void (client.destroy(), upstream.destroy());
+      client.on('error', close);
+      upstream.on('error', close);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const r = await runTiny({ KAFKA_BROKERS: `127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+      expect(r.stderr).not.toContain('cannot start');
+      expect(r.ready).toBe(true);
+      expect(retries(r.stdout).length).toBeGreaterThanOrEqual(1);
+      expect(JSON.parse(retries(r.stdout)[0]!).err).toMatch(/Kafka unreachable at 127\.0\.0\.1:\d+: .*ECONNRESET/);
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
   }, 120_000);
 
   it('still ends at once, in one line, on a failure no wait can cure', async () => {

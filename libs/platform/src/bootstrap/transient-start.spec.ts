@@ -1,7 +1,7 @@
 import { errors as cassandraErrors } from 'cassandra-driver';
 import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
-import { isTransientStartError, startRetryDelayMs } from './transient-start';
+import { isRefusedOutright, isTransientStartError, startRetryDelayMs } from './transient-start';
 
 /** The drivers' own error classes, as a start meets them. */
 describe('isTransientStartError', () => {
@@ -27,6 +27,16 @@ describe('isTransientStartError', () => {
     expect(isTransientStartError(new cassandraErrors.ResponseError(0x2000, 'line 1:7 no viable alternative'))).toBe(false);
     expect(isTransientStartError(undefined)).toBe(false);
     expect(isTransientStartError('text')).toBe(false);
+  });
+
+  it('takes a reset on the way to the brokers for transient, a refusal everywhere for nothing listening', () => {
+    const reset = new Error('SASL SCRAM SHA512 authentication failed: Connection error: read ECONNRESET');
+    expect(isTransientStartError(new Error('Kafka unreachable at 198.18.0.11:9092', { cause: reset }))).toBe(true);
+    expect(isRefusedOutright(new Error('Kafka unreachable', { cause: reset }))).toBe(false);
+    const refused = new KafkaJSNumberOfRetriesExceeded(Object.assign(new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), { retryCount: 2, retryTime: 600 });
+    expect(isTransientStartError(refused)).toBe(true);
+    expect(isRefusedOutright(new Error('Kafka unreachable at 127.0.0.1:1', { cause: refused }))).toBe(true);
+    expect(isTransientStartError(new Error('SASL SCRAM SHA512 authentication failed: invalid credentials'))).toBe(false);
   });
 
   it('waits 1 s, doubling up to 10 s', () => {

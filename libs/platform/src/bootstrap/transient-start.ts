@@ -40,7 +40,11 @@ const TRANSIENT_NAMES = new Set([
 /** Cassandra server answers: unavailable, overloaded, bootstrapping, write and read timeouts. */
 const CASSANDRA_TRANSIENT_CODES = new Set([0x1000, 0x1001, 0x1002, 0x1100, 0x1200]);
 
+/** A socket error of a peer that is there but cut off, restarting or resetting (kafkajs puts it in the message). */
+const NETWORK_BLIP = /\b(ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ECONNABORTED)\b|Connection timeout/;
+
 interface ErrorLike {
+  readonly message?: unknown;
   readonly name?: unknown;
   readonly code?: unknown;
   readonly retriable?: unknown;
@@ -52,6 +56,7 @@ interface ErrorLike {
 function transientItself(e: ErrorLike): boolean {
   const name = typeof e.name === 'string' ? e.name : '';
   if (TRANSIENT_NAMES.has(name)) return true;
+  if (typeof e.message === 'string' && NETWORK_BLIP.test(e.message)) return true;
   if (name.startsWith('Mongo')) {
     if (typeof e.code === 'number' && MONGO_TRANSIENT_CODES.has(e.code)) return true;
     return typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('TransientTransactionError'));
@@ -61,14 +66,29 @@ function transientItself(e: ErrorLike): boolean {
   return false;
 }
 
-/** True when the error, or one of its causes, is a dependency not ready yet. */
-export function isTransientStartError(error: unknown): boolean {
+/** The error and its causes (`cause`, kafkajs' `originalError`), outermost first. */
+function chainOf(error: unknown): ErrorLike[] {
+  const chain: ErrorLike[] = [];
   let cur = error as ErrorLike | undefined;
   for (let depth = 0; cur && typeof cur === 'object' && depth < 8; depth++) {
-    if (transientItself(cur)) return true;
+    chain.push(cur);
     cur = (cur.cause ?? cur.originalError) as ErrorLike | undefined;
   }
-  return false;
+  return chain;
+}
+
+/** True when the error, or one of its causes, is a dependency not ready yet. */
+export function isTransientStartError(error: unknown): boolean {
+  return chainOf(error).some(transientItself);
+}
+
+/**
+ * Every address refused the connection: nothing listens there (not started, or the wrong address).
+ * A start does not wait for that — the developer is told at once what to start — while a reset,
+ * a timeout or an unreachable host (a peer restarting or cut off) is waited out.
+ */
+export function isRefusedOutright(error: unknown): boolean {
+  return chainOf(error).some((e) => e.code === 'ECONNREFUSED' || (typeof e.message === 'string' && /\bECONNREFUSED\b/.test(e.message)));
 }
 
 /** Wait before the n-th new attempt (n ≥ 1): 1 s doubling up to 10 s. */
