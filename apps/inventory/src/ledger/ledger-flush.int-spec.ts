@@ -52,6 +52,34 @@ describe('ledger flusher (real replica set)', () => {
     expect(await client.db(dbName).collection(LEDGER).countDocuments({ _id: { $in: [entry(1)._id, entry(2)._id] } as never })).toBe(2);
   });
 
+  it('copies only entries a majority has: an entry the primary alone holds (it could roll back) waits', async () => {
+    // the secondaries stop applying (fsync lock): a w:1 write stays on the primary alone, as on a primary cut off from its members
+    const hello = await client.db('admin').command({ hello: 1 });
+    const secondaries = (hello['hosts'] as string[]).filter((h) => h !== hello['primary']);
+    const direct = await Promise.all(secondaries.map((h) => createMongoClient(`mongodb://${h}/?directConnection=true`).connect()));
+    const repo = new LedgerRepository(client.db(dbName));
+    // while the secondaries are locked no majority write can finish: a flusher that copied the entry anyway
+    // must fail here (wtimeout) rather than hang with the replica set locked for every other suite
+    const locked = new LedgerRepository(client.db(dbName, { writeConcern: { w: 'majority', wtimeoutMS: 3000 } }));
+    try {
+      for (const d of direct) await d.db('admin').command({ fsync: 1, lock: true });
+      let copied: number | Error;
+      try {
+        await client.db(dbName).collection<StockDoc>(STOCK, { writeConcern: { w: 1 } }).insertOne({ _id: 'doc-c', _ledger: [entry(5)] } as unknown as StockDoc);
+        copied = await locked.flushOnce().catch((e: unknown) => e as Error);
+      } finally {
+        for (const d of direct) await d.db('admin').command({ fsyncUnlock: 1 });
+      }
+      expect(copied).toBe(0);
+      // replicated now: the next pass copies it
+      for (let i = 0; i < 50 && (await client.db(dbName).collection(LEDGER).countDocuments({ _id: entry(5)._id } as never)) === 0; i++) await repo.flushOnce();
+      expect(await client.db(dbName).collection(LEDGER).countDocuments({ _id: entry(5)._id } as never)).toBe(1);
+      expect(await pending('doc-c')).toEqual([]);
+    } finally {
+      await Promise.all(direct.map((d) => d.close()));
+    }
+  });
+
   it('a write concern error on the copy stops the pass: nothing is pulled from the document', async () => {
     await plant('doc-b', [entry(3), entry(4)]);
     // Unsatisfiable on any replica set here: mongod applies the insert and answers a writeConcernError.

@@ -29,8 +29,12 @@ export class LedgerRepository {
    * Safe on several instances at once.
    */
   async flushOnce(limit = 200): Promise<number> {
+    // Majority-committed entries only (as the outbox relay reads): a primary cut off from its members
+    // still takes writes it will roll back; a local read of one would copy its entry into the ledger,
+    // through the new primary once the driver finds it, while the movement itself rolls back and is
+    // redone under a new entry id — a ledger counting it twice (issue 32, the partitions profile).
     const docs = await this.stock
-      .find({ '_ledger.at': { $lte: new Date() } }, { projection: { _ledger: 1 }, readPreference: ReadPreference.primary })
+      .find({ '_ledger.at': { $lte: new Date() } }, { projection: { _ledger: 1 }, readPreference: ReadPreference.primary, readConcern: { level: 'majority' } })
       .limit(limit)
       .toArray();
     const entries = docs.flatMap((d) => d._ledger ?? []);

@@ -681,7 +681,9 @@ export class StockRepository {
     return this.coll
       .find(
         { level_dirty: true },
-        { ...primary, projection: { product_id: 1, zone: 1, available: 1, version: 1 } },
+        // majority-committed levels only, as the ledger flusher and the relay read: a level a primary cut
+        // off from its members took could roll back after it was published (issue 32)
+        { ...primary, readConcern: { level: 'majority' }, projection: { product_id: 1, zone: 1, available: 1, version: 1 } },
       )
       .limit(limit)
       .toArray();
