@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Client as CassandraClient } from 'cassandra-driver';
+import { Client as CassandraClient, types as cassandraTypes } from 'cassandra-driver';
 import { waitFor } from '@mw/testing';
 import { ROOT, ServiceName, Stack } from '../stack';
 import { ClusterChaosInfra, type PartitionOutcome } from './cluster-infra';
@@ -184,7 +184,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       'holds released, reservation work settled and ledger flushed',
     ).catch((e: unknown) => log(`[chaos] ${(e as Error).message}`));
 
-    const cassandra = new CassandraClient({ contactPoints: (connection['CASSANDRA_CONTACT_POINTS'] ?? '').split(','), localDataCenter: connection['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1' });
+    // The checker reads what the services wrote at LOCAL_QUORUM, at LOCAL_QUORUM: the driver's default (LOCAL_ONE)
+    // may ask the one replica a partition kept from a write and report an acknowledged cart as stale (issue 32)
+    const cassandra = new CassandraClient({
+      contactPoints: (connection['CASSANDRA_CONTACT_POINTS'] ?? '').split(','),
+      localDataCenter: connection['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1',
+      queryOptions: { consistency: cassandraTypes.consistencies.localQuorum },
+    });
     let checked: Awaited<ReturnType<typeof checkAll>>;
     try {
       checked = await checkAll({
