@@ -33,8 +33,23 @@ export function injectPartition(
   }
 }
 
-/** The consumer groups one instance is a member of right now (by the client id the stack gave it). */
+/**
+ * The consumer groups one instance is a member of right now (by the client id the stack gave it).
+ * Asked again (up to 5 times, 1 s apart) when the broker the admin client picked is the one another
+ * fault just SIGKILLed: the measurement must not fail a partition the system itself rode out.
+ */
 async function groupsOf(s: Stack, id: string): Promise<Set<string>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await groupsOnce(s, id);
+    } catch (e) {
+      if (attempt >= 5) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function groupsOnce(s: Stack, id: string): Promise<Set<string>> {
   const clientId = `${id}-${s.run}`;
   const admin = s.kafka.admin();
   await admin.connect();
