@@ -2,6 +2,7 @@ import { DynamicModule, INestApplication, Module, OnApplicationShutdown, Type } 
 import { NestFactory } from '@nestjs/core';
 import { KafkaOptions, Transport } from '@nestjs/microservices';
 import express from 'express';
+import { connect as netConnect } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type BaseConfig, ConfigError, kafkaSaslOf, type KafkaSasl } from '../config/load-config';
@@ -269,6 +270,27 @@ export function consumerTimeoutsOf(
  * A service's whole main(): validate config once, check the broker, start the app.
  * Any start-up failure becomes one line on stderr and exit code 1.
  */
+/** True when a plain TCP connect to every `host:port` is refused (nothing listens at any of them). */
+export async function everyAddressRefuses(addresses: readonly string[], timeoutMs = 2000): Promise<boolean> {
+  const refused = await Promise.all(
+    addresses.map(
+      (address) =>
+        new Promise<boolean>((resolve) => {
+          const i = address.lastIndexOf(':');
+          const socket = netConnect({ host: address.slice(0, i), port: Number(address.slice(i + 1)) });
+          const done = (v: boolean): void => {
+            socket.destroy();
+            resolve(v);
+          };
+          socket.setTimeout(timeoutMs, () => done(false));
+          socket.once('connect', () => done(false));
+          socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED'));
+        }),
+    ),
+  );
+  return refused.every(Boolean);
+}
+
 /** How long a start keeps trying again while its dependencies are transiently unavailable (a failover takes 10–30 s). */
 export const START_RETRY_MS = 180_000;
 
@@ -298,7 +320,10 @@ export function bootstrapService<C extends ServiceConfig>(spec: {
         await startOnce(config, logger);
         return;
       } catch (e) {
-        if (!isTransientStartError(e) || isRefusedOutright(e) || Date.now() >= deadline) throw e;
+        if (!isTransientStartError(e) || Date.now() >= deadline) throw e;
+        // nothing listens at any broker address (not started, a wrong address): say so now. One broker of
+        // several refusing (SIGKILLed a moment ago) is a failover like any other and is waited out.
+        if (isRefusedOutright(e) && (await everyAddressRefuses(config.KAFKA_BROKERS))) throw e;
         const waitMs = startRetryDelayMs(attempt);
         logger.warn({ err: (e as Error).message, error_name: (e as Error).name, attempt, retry_in_ms: waitMs }, `${spec.name} start met a dependency that is not ready; starting again`);
         await new Promise((r) => setTimeout(r, waitMs));

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createConnection, createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
+import { everyAddressRefuses } from './run-service';
 
 /**
  * A start that meets a dependency mid-failover tries again instead of exiting (issue 32), and a
@@ -80,6 +81,17 @@ describe('a start that meets a failover', () => {
     } finally {
       await new Promise((r) => proxy.close(r));
     }
+  }, 120_000);
+
+  it('tells nothing listening at any broker address (ends the start) from one address of several refusing (a broker SIGKILLed: waited out)', async () => {
+    const [host, port] = kafkaEnv()['KAFKA_BROKERS']!.split(',')[0]!.split(':');
+    // a port nothing listens on: take one, then close it
+    const free = createServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const dead = `127.0.0.1:${(free.address() as AddressInfo).port}`;
+    await new Promise((r) => free.close(r));
+    expect(await everyAddressRefuses([dead])).toBe(true);
+    expect(await everyAddressRefuses([dead, `${host}:${port}`])).toBe(false);
   }, 120_000);
 
   it('still ends at once, in one line, on a failure no wait can cure', async () => {
