@@ -6,64 +6,16 @@
  * with "Primary stepped down while waiting for replication"). Errors are recognised by name and
  * code, walking their causes, so this module needs none of the drivers.
  */
-
-/** MongoDB server codes of an election, a shutdown or a timeout (the driver's own retryable set and write-concern timeouts). */
-const MONGO_TRANSIENT_CODES = new Set([
-  6, // HostUnreachable
-  7, // HostNotFound
-  50, // MaxTimeMSExpired
-  64, // WriteConcernFailed (wtimeout)
-  89, // NetworkTimeout
-  91, // ShutdownInProgress
-  189, // PrimarySteppedDown
-  262, // ExceededTimeLimit
-  9001, // SocketException
-  10107, // NotWritablePrimary
-  11600, // InterruptedAtShutdown
-  11602, // InterruptedDueToReplStateChange
-  13435, // NotPrimaryNoSecondaryOk
-  13436, // NotPrimaryOrSecondary
-]);
-
-/** Driver errors that are transient whatever their code. */
-const TRANSIENT_NAMES = new Set([
-  'MongoNetworkError',
-  'MongoNetworkTimeoutError',
-  'MongoServerSelectionError',
-  'KafkaJSConnectionError',
-  'KafkaJSRequestTimeoutError',
-  'KafkaJSBrokerNotFound',
-  'NoHostAvailableError',
-  'OperationTimedOutError',
-]);
-
-/** Cassandra server answers: unavailable, overloaded, bootstrapping, write and read timeouts. */
-const CASSANDRA_TRANSIENT_CODES = new Set([0x1000, 0x1001, 0x1002, 0x1100, 0x1200]);
+import { isInfrastructureError } from '../errors/failure-class';
 
 /** A socket error of a peer that is there but cut off, restarting or resetting (kafkajs puts it in the message). */
 const NETWORK_BLIP = /\b(ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ECONNABORTED)\b|Connection timeout/;
 
 interface ErrorLike {
   readonly message?: unknown;
-  readonly name?: unknown;
   readonly code?: unknown;
-  readonly retriable?: unknown;
   readonly cause?: unknown;
   readonly originalError?: unknown;
-  readonly hasErrorLabel?: (label: string) => boolean;
-}
-
-function transientItself(e: ErrorLike): boolean {
-  const name = typeof e.name === 'string' ? e.name : '';
-  if (TRANSIENT_NAMES.has(name)) return true;
-  if (typeof e.message === 'string' && NETWORK_BLIP.test(e.message)) return true;
-  if (name.startsWith('Mongo')) {
-    if (typeof e.code === 'number' && MONGO_TRANSIENT_CODES.has(e.code)) return true;
-    return typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('TransientTransactionError'));
-  }
-  if (name.startsWith('KafkaJS')) return e.retriable === true;
-  if (name === 'ResponseError') return typeof e.code === 'number' && CASSANDRA_TRANSIENT_CODES.has(e.code);
-  return false;
 }
 
 /** The error and its causes (`cause`, kafkajs' `originalError`), outermost first. */
@@ -79,7 +31,8 @@ function chainOf(error: unknown): ErrorLike[] {
 
 /** True when the error, or one of its causes, is a dependency not ready yet. */
 export function isTransientStartError(error: unknown): boolean {
-  return chainOf(error).some(transientItself);
+  // the consumers' outage classifier (ADR 0004), plus a reset only a message tells (a SASL handshake cut off)
+  return isInfrastructureError(error) || chainOf(error).some((e) => typeof e.message === 'string' && NETWORK_BLIP.test(e.message));
 }
 
 /**
