@@ -1,5 +1,5 @@
 import { Client, errors } from 'cassandra-driver';
-import { cassandraReplication, executeSchemaStatement, isTransientCassandraError } from './cassandra.module';
+import { cassandraReplication, connectBoundClient, executeSchemaStatement, isTransientCassandraError } from './cassandra.module';
 
 /** A client whose `execute` answers from a script: the retry policy is what is under test, not the driver. */
 function scripted(answers: ReadonlyArray<Error | 'ok'>): { client: Client; calls: string[] } {
@@ -51,6 +51,30 @@ describe('executeSchemaStatement', () => {
     (typo.client as unknown as { metadata: unknown }).metadata = { checkSchemaAgreement: () => Promise.resolve(true) };
     await expect(executeSchemaStatement(typo.client, 'CREATE TABLE IF NOT EXISTS t (l frozen<cart_lin>)', { sleep: noSleep })).rejects.toBe(unknownType);
     expect(typo.calls).toHaveLength(6);
+  });
+
+  it('connects a client bound to a keyspace another node has not learnt yet once it has, a wrong keyspace failing within a few attempts', async () => {
+    const missing = new errors.ResponseError(0x2200, "Keyspace 'cr_x' does not exist");
+    const connects = (answers: ReadonlyArray<Error | 'ok'>) => {
+      let i = 0;
+      const client = {
+        connect: () => {
+          const a = answers[Math.min(i++, answers.length - 1)];
+          return a === 'ok' ? Promise.resolve() : Promise.reject(a);
+        },
+        metadata: { checkSchemaAgreement: () => Promise.resolve(true) },
+      } as unknown as Client;
+      return { client, count: () => i };
+    };
+    const settles = connects([missing, missing, 'ok']);
+    await connectBoundClient(settles.client, { sleep: noSleep });
+    expect(settles.count()).toBe(3);
+    const typo = connects([missing]);
+    await expect(connectBoundClient(typo.client, { sleep: noSleep })).rejects.toBe(missing);
+    expect(typo.count()).toBe(6);
+    const refused = connects([new Error('wrong credentials'), 'ok']);
+    await expect(connectBoundClient(refused.client, { sleep: noSleep })).rejects.toThrow('wrong credentials');
+    expect(refused.count()).toBe(1);
   });
 
   it('gives up on a transient answer once the deadline has passed', async () => {

@@ -79,16 +79,30 @@ const SCHEMA_PROPAGATION_ATTEMPTS = 6;
  * service's start (issue 32) — a wrong statement still fails at once. A schema element not yet
  * propagated (`isSchemaPropagationError`) waits for schema agreement and is retried a few times.
  */
-export async function executeSchemaStatement(
-  client: Client,
-  cql: string,
-  opts: { readonly deadlineMs?: number; readonly sleep?: (ms: number) => Promise<void> } = {},
-): Promise<void> {
+export async function executeSchemaStatement(client: Client, cql: string, opts: SchemaRetryOptions = {}): Promise<void> {
+  await retrySchemaStep(client, async () => void (await client.execute(cql)), opts);
+}
+
+/**
+ * Connects a client bound to a keyspace another client created a moment ago, with the same retries:
+ * on a cluster the new client's first node may not have learnt the keyspace yet ("Keyspace … does
+ * not exist" from its `USE`). `Client.connect` resets its state on failure, so it can be called again.
+ */
+export async function connectBoundClient(client: Client, opts: SchemaRetryOptions = {}): Promise<void> {
+  await retrySchemaStep(client, () => client.connect(), opts);
+}
+
+interface SchemaRetryOptions {
+  readonly deadlineMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+async function retrySchemaStep(client: Client, step: () => Promise<void>, opts: SchemaRetryOptions): Promise<void> {
   const deadline = Date.now() + (opts.deadlineMs ?? 120_000);
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   for (let attempt = 1; ; attempt++) {
     try {
-      await client.execute(cql);
+      await step();
       return;
     } catch (e) {
       const propagating = isSchemaPropagationError(e) && attempt < SCHEMA_PROPAGATION_ATTEMPTS;
@@ -118,7 +132,7 @@ export async function connectCassandra(opts: CassandraOptions): Promise<Client> 
     keyspace: opts.keyspace,
     queryOptions: cassandraQueryOptions,
   });
-  await client.connect();
+  await connectBoundClient(client);
   for (const cql of opts.schema) await executeSchemaStatement(client, cql);
   return client;
 }
