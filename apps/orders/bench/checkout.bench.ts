@@ -25,6 +25,11 @@
  *   npm run bench:checkout -- --cpu-prof=/tmp/prof   (the services under node --cpu-prof; profiles written when they stop)
  *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
  *                                     (a quick check run; never overwrites the committed results)
+ *   npm run bench:checkout -- --topology=cluster   (root: the same levels on the cluster topology of issue 32 —
+ *                                     3 brokers RF 3 min ISR 2, 3 Cassandra nodes RF 3, the replica set, each on a
+ *                                     network host of its own, started with `npm run cluster -- up` if down; the
+ *                                     services on this host reach it over the bridge. Its own results file,
+ *                                     results-cluster.json; no bare loop nor floor there: those are the single node's)
  *
  * Customers are real Keycloak users made by the bench (deleted at the end); every HTTP call carries
  * a real access token. Carts (1–3 lines over 200 products) are created before the clock starts.
@@ -37,31 +42,36 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { Client as CassandraClient, types as cassandraTypes } from 'cassandra-driver';
+import { Client as CassandraClient, policies as cassandraPolicies, types as cassandraTypes } from 'cassandra-driver';
 import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
-import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, infraServerPid } from '@mw/testing';
+import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, infraServerPid, treeCpuSeconds } from '@mw/testing';
 import { type Counters, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 import { floorLoop } from './floor';
 import { oplogBetween, oplogEnd, perCheckoutOf } from './oplog';
 
 const ROOT = join(__dirname, '../../..');
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const CLUSTER_FLAG = (): boolean => arg('topology') === 'cluster';
 const list = (v: string): number[] => v.split(',').map((x) => Number(x.trim()));
 const LEVELS = list(arg('levels') ?? '16,64,256');
 const CHECKOUTS_PER_LEVEL = Number(arg('checkouts') ?? 600);
-const MONGO_MEMBERS = list(arg('mongo-members') ?? '3,1');
+const MONGO_MEMBERS = list(arg('mongo-members') ?? (CLUSTER_FLAG() ? '3' : '3,1'));
 const CUSTOMERS = Number(arg('customers') ?? 200);
 /** Partitions of every saga topic (the registry's topics have 3; `--partitions=12` measures more). */
 const PARTITIONS = Number(arg('partitions') ?? 3);
 /** `--out=<file>`: a check run writes elsewhere than the committed results. */
-const OUT = arg('out') ?? join(__dirname, 'results.json');
+const OUT = arg('out') ?? join(__dirname, CLUSTER_FLAG() ? 'results-cluster.json' : 'results.json');
 /** `--cpu-prof=<dir>`: each service runs under `node --cpu-prof`, its profile written to <dir> when it stops. */
 const CPU_PROF_DIR = arg('cpu-prof');
 /** `--dist=<dir>`: run the services' bundles from another build (an A/B against an earlier commit's `dist/`); not rebuilt. */
 const DIST = arg('dist');
+/** `--topology=cluster`: the servers of `npm run cluster` (ADR 0062) instead of the single node's. */
+const TOPOLOGY = arg('topology') ?? 'local';
+if (TOPOLOGY !== 'local' && TOPOLOGY !== 'cluster') throw new Error(`--topology=${TOPOLOGY}: local or cluster`);
+const CLUSTER = TOPOLOGY === 'cluster';
 const LEVEL_BUDGET_MS = 120_000;
 /** A customer's token is renewed before a level unless it stays valid this long (the level and its trailing work). */
 const TOKEN_VALID_FOR_MS = LEVEL_BUDGET_MS + 60_000;
@@ -98,12 +108,16 @@ interface Sample {
 }
 
 function infraEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const out = execFileSync('npm', ['run', '-s', 'infra:env'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000, env: { ...process.env, ...extra } });
+  const command = CLUSTER ? ['run', '-s', 'cluster', '--', 'env'] : ['run', '-s', 'infra:env'];
+  const out = execFileSync('npm', command, { cwd: ROOT, encoding: 'utf8', timeout: 300_000, env: { ...process.env, ...extra } });
   const env: Record<string, string> = {};
   for (const m of out.matchAll(/([A-Z_]+)=('([^']*)'|(\S+))/g)) env[m[1]!] = m[3] ?? m[4] ?? '';
-  if (!env['KAFKA_BROKERS'] || !env['MONGO_URL'] || !env['CASSANDRA_CONTACT_POINTS'] || !env['OIDC_ISSUER']) throw new Error(`infra:env incomplete: ${out}`);
+  if (!env['KAFKA_BROKERS'] || !env['MONGO_URL'] || !env['CASSANDRA_CONTACT_POINTS'] || !env['OIDC_ISSUER']) throw new Error(`${command.join(' ')} incomplete: ${out}`);
+  // the single node's loopback, or the cluster's hosts in the benchmarking range (198.18.0.0/15) — never anything else
+  const allowed = CLUSTER ? /^(?:[a-z]+:\/\/)?(?:[^@/]*@)?198\.1[89]\.\d+\.\d+/ : /127\.0\.0\.1|localhost/;
   for (const k of ['KAFKA_BROKERS', 'MONGO_URL', 'CASSANDRA_CONTACT_POINTS', 'OIDC_ISSUER']) {
-    if (!/127\.0\.0\.1|localhost/.test(env[k]!)) throw new Error(`${k}=${env[k]}: the benchmark targets 127.0.0.1 only`);
+    const values = k === 'MONGO_URL' ? [env[k]!] : env[k]!.split(',');
+    if (!values.every((v) => allowed.test(v))) throw new Error(`${k}=${env[k]}: the benchmark targets ${CLUSTER ? '198.18.0.0/15 (the cluster topology)' : '127.0.0.1'} only`);
   }
   return env;
 }
@@ -115,7 +129,8 @@ function tuningSettings(): Record<string, string> {
 
 function previousNotes(): unknown {
   try {
-    return (JSON.parse(readFileSync(join(__dirname, 'results.json'), 'utf8')) as { notes?: unknown }).notes ?? [];
+    // the notes of the file this run replaces (the cluster's results have their own)
+    return (JSON.parse(readFileSync(join(__dirname, CLUSTER ? 'results-cluster.json' : 'results.json'), 'utf8')) as { notes?: unknown }).notes ?? [];
   } catch {
     return [];
   }
@@ -123,7 +138,8 @@ function previousNotes(): unknown {
 
 function infraVersions(): string[] {
   try {
-    const out = execFileSync('npm', ['run', '-s', 'infra:status'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const out = execFileSync('npm', CLUSTER ? ['run', '-s', 'cluster', '--', 'status'] : ['run', '-s', 'infra:status'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    if (CLUSTER) return out.split('\n').filter((l) => /^(kafka|cassandra|mongodb)-\d/.test(l.trim())).map((l) => l.replace(/\s{2,}/g, ' | ').trim());
     return out.split('\n').filter((l) => /^(kafka|cassandra|mongodb)\s/.test(l)).map((l) => l.replace(/\s{2,}/g, ' | ').trim());
   } catch {
     return [];
@@ -181,6 +197,16 @@ function measuredProcesses(children: ReadonlyMap<Service, ChildProcess>, mongoUr
   const infraDir = process.env['INFRA_DIR'] ?? join(ROOT, '.infra');
   const procs: Record<string, number> = {};
   for (const [s, c] of children) if (c.pid) procs[s] = c.pid;
+  if (CLUSTER) {
+    // each server host's recorded pid (a mongod member's is its supervisor script: counted with its descendants, cpuOf)
+    for (const host of CLUSTER_SERVER_HOSTS) {
+      const pid = infraServerPid(join(infraDir, 'cluster'), host);
+      if (!pid) throw new Error(`cluster host ${host} is not running (npm run cluster -- status)`);
+      procs[host] = pid;
+    }
+    procs['bench driver'] = process.pid;
+    return procs;
+  }
   const mongods = mongodPids();
   for (const port of [...mongoUrl.matchAll(/:(\d+)/g)].map((m) => Number(m[1]))) {
     const pid = mongods.get(port);
@@ -194,7 +220,8 @@ function measuredProcesses(children: ReadonlyMap<Service, ChildProcess>, mongoUr
   return procs;
 }
 
-const cpuOf = (procs: Record<string, number>): Record<string, number> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, cpuSeconds(pid)]));
+const CLUSTER_SERVER_HOSTS = ['kafka-1', 'kafka-2', 'kafka-3', 'cassandra-1', 'cassandra-2', 'cassandra-3', 'mongodb-1', 'mongodb-2', 'mongodb-3'];
+const cpuOf = (procs: Record<string, number>): Record<string, number> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, CLUSTER && k.startsWith('mongodb-') ? treeCpuSeconds(pid) : cpuSeconds(pid)]));
 
 // ---------------------------------------------------------------- MongoDB of a given replica-set size
 
@@ -216,6 +243,10 @@ const BENCH_SERVERS = ['kafka', 'cassandra', 'mongodb', 'keycloak'];
 
 /** The servers the benchmark needs, started when they are not up (idempotent; `npm run infra:up`). */
 function infraUp(): void {
+  if (CLUSTER) {
+    execFileSync('npm', ['run', '-s', 'cluster', '--', 'up'], { cwd: ROOT, stdio: 'inherit', timeout: 1_800_000 });
+    return;
+  }
   execFileSync('npm', ['run', '-s', 'infra:up', '--', ...BENCH_SERVERS], { cwd: ROOT, stdio: 'inherit', timeout: 900_000 });
 }
 
@@ -228,6 +259,8 @@ function restartServers(): void {
 }
 
 async function main(): Promise<void> {
+  if (CLUSTER && FRESH_SERVERS) throw new Error('--fresh-servers restarts the single node; on the cluster run `npm run cluster -- down` before each run');
+  if (CLUSTER && MONGO_MEMBERS.some((m) => m !== 3)) throw new Error('--topology=cluster has a 3-member replica set: --mongo-members=3');
   infraUp();
   const infra = infraEnv();
   // libs/testing (Kafka credentials, Keycloak users and tokens) reads the same settings from this process's environment
@@ -264,6 +297,9 @@ async function main(): Promise<void> {
       machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, mem_gb: Math.round(os.totalmem() / 2 ** 30), load_average_at_start: loadAtStart, load_average_at_end: os.loadavg().map((l) => round(l, 2)), node: process.version, platform: `${os.platform()} ${os.release()}` },
       servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
       setup: {
+        topology: CLUSTER
+          ? 'cluster (ADR 0062): 3 Kafka brokers (KRaft, topics RF 3, min ISR 2), 3 Cassandra nodes (keyspace RF 3, LOCAL_QUORUM), the 3-member replica set, each in a network namespace of its own on the bridge mw-br0 (198.18.0.0/24); the services on this host, over the bridge'
+          : 'local: one Kafka broker, one Cassandra node, the replica set, all on 127.0.0.1',
         services: 'inventory, carts, orders: one process each from dist/apps/*/main.js (NODE_ENV=production, defaults except private names, lifted per-caller limits, simulator failures 0)',
         // settings of the services given in the bench's environment (an A/B of a tuning knob): none for the defaults
         service_settings: tuningSettings(),
@@ -382,6 +418,10 @@ async function measure(infra: Record<string, string>, members: number, run: stri
   const mongo = await createMongoClient(infra['MONGO_URL']!).connect();
   const cassandra = new CassandraClient({ contactPoints: infra['CASSANDRA_CONTACT_POINTS']!.split(','), localDataCenter: infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1' });
   await cassandra.connect();
+  const contactPoints = infra['CASSANDRA_CONTACT_POINTS']!.split(',');
+  const cassandraNodes = CLUSTER
+    ? contactPoints.map((point) => new CassandraClient({ contactPoints: [point], localDataCenter: infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1', policies: { loadBalancing: new cassandraPolicies.loadBalancing.AllowListPolicy(new cassandraPolicies.loadBalancing.RoundRobinPolicy(), [point.includes(':') ? point : `${point}:9042`]) } }))
+    : [cassandra];
   const kafka = new Kafka({ clientId: `checkout-bench-${run}`, brokers: infra['KAFKA_BROKERS']!.split(','), sasl: testEnv().kafkaSasl, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
@@ -517,9 +557,14 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         if (writes > 0) mongoCounts[`writes ${where}`] = writes;
         if (reads > 0) mongoCounts[`reads ${where}`] = reads;
       }
+      // system_views are a node's own counts: on the cluster, summed over the three nodes (each asked directly)
       const sum = async (table: string) => {
-        const r = await cassandra.execute(`SELECT count FROM system_views.${table} WHERE keyspace_name = ?`, [keyspace], { prepare: true });
-        return r.rows.reduce((n, row) => n + Number(row['count'] as cassandraTypes.Long), 0);
+        let n = 0;
+        for (const client of cassandraNodes) {
+          const r = await client.execute(`SELECT count FROM system_views.${table} WHERE keyspace_name = ?`, [keyspace], { prepare: true });
+          n += r.rows.reduce((k, row) => k + Number(row['count'] as cassandraTypes.Long), 0);
+        }
+        return n;
       };
       return { mongo: mongoCounts, cassandra: { writes: await sum('local_write_latency'), reads: await sum('coordinator_read_latency') }, kafka: { ...seenPerTopic } };
     };
@@ -597,6 +642,11 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     if (measured.every((l) => l.checkouts === 0)) throw new Error('no checkout measured: nothing to mirror in the bare loop');
     await recorder.stop();
     await stopServices();
+    if (CLUSTER) {
+      // the bare loop and the floor are the single node's reference (results.json), not repeated here
+      const skipped = { skipped: 'cluster topology: see results.json for the bare loop and the floor on the same machine' };
+      return { members, rows, idle, bare: skipped, ratio: NaN, floor: skipped, servicesToFloor: {} };
+    }
     const perCheckoutOfRun = perCheckout(measured, topicNames);
     const top = Math.max(...LEVELS);
     const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckoutOfRun, samples, topics, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, consumers });
@@ -623,6 +673,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     await producer.disconnect().catch(() => undefined);
     for (const db of Object.values(dbs)) await mongo.db(db).dropDatabase().catch(() => undefined);
     await cassandra.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`).catch(() => undefined);
+    for (const client of cassandraNodes) if (client !== cassandra) await client.shutdown().catch(() => undefined);
     await cassandra.shutdown();
     await mongo.close();
   }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 let clockTicks: number | undefined;
 
@@ -19,4 +19,30 @@ export function cpuSeconds(pid: number): number {
 export function infraServerPid(infraDir: string, server: string): number | undefined {
   const f = `${infraDir}/${server}/server.pid`;
   return existsSync(f) ? Number(readFileSync(f, 'utf8').trim()) || undefined : undefined;
+}
+
+/**
+ * CPU seconds of a process and every live descendant (a server started under a supervisor script,
+ * e.g. the cluster topology's mongod members under their `member.sh`, whose recorded pid is the
+ * script's): the descendants found through each /proc/<pid>/stat's parent pid.
+ */
+export function treeCpuSeconds(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      // gone
+    }
+  }
+  let total = 0;
+  for (const stack = [root]; stack.length > 0; ) {
+    const pid = stack.pop()!;
+    total += cpuSeconds(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
 }
