@@ -20,6 +20,15 @@ const orders = 'apps/orders/bench/history/2026-11-28-0e8680a.json';
 const ordersNow = 'apps/orders/bench/results.json';
 const catalog = 'apps/catalog/bench/results.json';
 const inventory = 'apps/inventory/bench/results.json';
+/** The cluster topology (issue 32) and the single node in the same form, the same day. */
+const cluster = 'apps/orders/bench/results-cluster.json';
+const single = 'apps/orders/bench/ab/2026-11-29-outbox-stream.json';
+const row = (inFlight: number, c: string, s: string, cCpu: string, sCpu: string): string =>
+  `| ${String(inFlight).padEnd(9)} | ${c.padEnd(19)} | ${s.padEnd(11)} | ${cCpu.padEnd(26)} | ${sCpu.padEnd(11)} |`;
+const clusterRows: readonly (readonly [number, number])[] = [
+  [16, 0],
+  [64, 1],
+];
 
 /** [as the document writes it, file, field, how the field's value is written]. */
 const quoted: readonly (readonly [string, string, string, (v: number) => string])[] = [
@@ -91,6 +100,21 @@ const quoted: readonly (readonly [string, string, string, (v: number) => string]
     'projector.applied_s',
     (v) => `= ${v.toFixed(1)} s in the 10,000-event burst`,
   ],
+  // the cluster beside the single node: one table row per level, each cell from its file and field
+  ...clusterRows.flatMap(([inFlight, i]) => {
+    const value = (file: string, field: string): number => at(json(file), field) as number;
+    const cells = (): [string, string, string, string] => [
+      `${value(cluster, `results.${i}.confirmed_per_s`)}/s`,
+      `${value(single, `results.${i}.confirmed_per_s`)}/s`,
+      value(cluster, `results.${i}.cpu_seconds_per_checkout.total_servers_and_services`).toFixed(3),
+      value(single, `results.${i}.cpu_seconds_per_checkout.total_servers_and_services`).toFixed(3),
+    ];
+    const text = row(inFlight, ...cells());
+    return [
+      [text, cluster, `results.${i}.concurrency`, (v: number) => row(v, ...cells())] as const,
+      [text, single, `results.${i}.concurrency`, (v: number) => row(v, ...cells())] as const,
+    ];
+  }),
 ];
 
 describe('docs/scale-out.md quotes the committed benchmark results', () => {
