@@ -100,18 +100,22 @@ const quoted: readonly (readonly [string, string, string, (v: number) => string]
     'projector.applied_s',
     (v) => `= ${v.toFixed(1)} s in the 10,000-event burst`,
   ],
-  // the cluster beside the single node: one table row per level, each cell from its file and field
+  // the cluster (the range of its three runs) beside the single node: one table row per level, each cell from its file
   ...clusterRows.flatMap(([inFlight, i]) => {
-    const value = (file: string, field: string): number => at(json(file), field) as number;
+    const value = (file: string, field: string): unknown => at(json(file), field);
+    const range = (field: string, write: (v: number) => string): string => {
+      const values = value(cluster, `reproducibility.${i}.${field}.values`) as number[];
+      return `${write(Math.min(...values))}–${write(Math.max(...values))}`;
+    };
     const cells = (): [string, string, string, string] => [
-      `${value(cluster, `results.${i}.confirmed_per_s`)}/s`,
-      `${value(single, `results.${i}.confirmed_per_s`)}/s`,
-      value(cluster, `results.${i}.cpu_seconds_per_checkout.total_servers_and_services`).toFixed(3),
-      value(single, `results.${i}.cpu_seconds_per_checkout.total_servers_and_services`).toFixed(3),
+      `${range('confirmed_per_s', String)}/s`,
+      `${value(single, `results.${i}.confirmed_per_s`) as number}/s`,
+      range('cpu_seconds_per_checkout', (v) => v.toFixed(3)),
+      (value(single, `results.${i}.cpu_seconds_per_checkout.total_servers_and_services`) as number).toFixed(3),
     ];
     const text = row(inFlight, ...cells());
     return [
-      [text, cluster, `results.${i}.concurrency`, (v: number) => row(v, ...cells())] as const,
+      [text, cluster, `reproducibility.${i}.concurrency`, (v: number) => row(v, ...cells())] as const,
       [text, single, `results.${i}.concurrency`, (v: number) => row(v, ...cells())] as const,
     ];
   }),
