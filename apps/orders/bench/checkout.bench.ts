@@ -54,24 +54,23 @@ import { oplogBetween, oplogEnd, perCheckoutOf } from './oplog';
 
 const ROOT = join(__dirname, '../../..');
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const CLUSTER_FLAG = (): boolean => arg('topology') === 'cluster';
-const list = (v: string): number[] => v.split(',').map((x) => Number(x.trim()));
-const LEVELS = list(arg('levels') ?? '16,64,256');
-const CHECKOUTS_PER_LEVEL = Number(arg('checkouts') ?? 600);
-const MONGO_MEMBERS = list(arg('mongo-members') ?? (CLUSTER_FLAG() ? '3' : '3,1'));
-const CUSTOMERS = Number(arg('customers') ?? 200);
-/** Partitions of every saga topic (the registry's topics have 3; `--partitions=12` measures more). */
-const PARTITIONS = Number(arg('partitions') ?? 3);
-/** `--out=<file>`: a check run writes elsewhere than the committed results. */
-const OUT = arg('out') ?? join(__dirname, CLUSTER_FLAG() ? 'results-cluster.json' : 'results.json');
-/** `--cpu-prof=<dir>`: each service runs under `node --cpu-prof`, its profile written to <dir> when it stops. */
-const CPU_PROF_DIR = arg('cpu-prof');
-/** `--dist=<dir>`: run the services' bundles from another build (an A/B against an earlier commit's `dist/`); not rebuilt. */
-const DIST = arg('dist');
 /** `--topology=cluster`: the servers of `npm run cluster` (ADR 0062) instead of the single node's. */
 const TOPOLOGY = arg('topology') ?? 'local';
 if (TOPOLOGY !== 'local' && TOPOLOGY !== 'cluster') throw new Error(`--topology=${TOPOLOGY}: local or cluster`);
 const CLUSTER = TOPOLOGY === 'cluster';
+const list = (v: string): number[] => v.split(',').map((x) => Number(x.trim()));
+const LEVELS = list(arg('levels') ?? '16,64,256');
+const CHECKOUTS_PER_LEVEL = Number(arg('checkouts') ?? 600);
+const MONGO_MEMBERS = list(arg('mongo-members') ?? (CLUSTER ? '3' : '3,1'));
+const CUSTOMERS = Number(arg('customers') ?? 200);
+/** Partitions of every saga topic (the registry's topics have 3; `--partitions=12` measures more). */
+const PARTITIONS = Number(arg('partitions') ?? 3);
+/** `--out=<file>`: a check run writes elsewhere than the committed results. */
+const OUT = arg('out') ?? join(__dirname, CLUSTER ? 'results-cluster.json' : 'results.json');
+/** `--cpu-prof=<dir>`: each service runs under `node --cpu-prof`, its profile written to <dir> when it stops. */
+const CPU_PROF_DIR = arg('cpu-prof');
+/** `--dist=<dir>`: run the services' bundles from another build (an A/B against an earlier commit's `dist/`); not rebuilt. */
+const DIST = arg('dist');
 const LEVEL_BUDGET_MS = 120_000;
 /** A customer's token is renewed before a level unless it stays valid this long (the level and its trailing work). */
 const TOKEN_VALID_FOR_MS = LEVEL_BUDGET_MS + 60_000;
