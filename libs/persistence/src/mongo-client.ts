@@ -41,3 +41,13 @@ export function duplicateKeysOnly(e: unknown): e is MongoBulkWriteError {
   const concern = e.result?.getWriteConcernError?.();
   return errors.length > 0 && errors.every((w) => w.code === 11000) && !concern;
 }
+
+/**
+ * The indexes of the operations of a failed unordered bulk that lost to an existing `_id` (a guard
+ * lost, a duplicate insert): the error is raised again unless it failed for duplicate keys only
+ * (`duplicateKeysOnly`), so a write concern failure or any other error never passes as a lost race.
+ */
+export function duplicateKeyIndexes(e: unknown): number[] {
+  if (!duplicateKeysOnly(e)) throw e;
+  return [e.writeErrors].flat().map((w) => w.index);
+}

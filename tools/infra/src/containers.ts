@@ -19,6 +19,7 @@ import {
   issuerFor,
   realmFile,
 } from './servers/keycloak';
+import { TRANSACTION_LIFETIME_LIMIT_SECONDS, withMember } from './servers/mongodb';
 import { ALERT_RULES_FILE, PROMETHEUS_IMAGE, writeLocalConfig } from './servers/prometheus';
 import { ZIPKIN_IMAGE } from './servers/zipkin';
 import type { ServerName } from './types';
@@ -131,7 +132,12 @@ async function startMongo(cfg: InfraConfig): Promise<string> {
     .withStartupTimeout(cfg.startTimeoutMs)
     .withReuse()
     .start();
-  return `${container.getConnectionString()}/?directConnection=true`;
+  const url = `${container.getConnectionString()}/?directConnection=true`;
+  // The image's command is the container's own (`--replSet rs0`): the lifetime bound is set at run time.
+  await withMember(url, cfg.startTimeoutMs, (c) =>
+    c.db('admin').command({ setParameter: 1, transactionLifetimeLimitSeconds: TRANSACTION_LIFETIME_LIMIT_SECONDS }),
+  );
+  return url;
 }
 
 async function startKeycloak(cfg: InfraConfig): Promise<string> {

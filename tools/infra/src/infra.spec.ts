@@ -406,6 +406,8 @@ describe('mongodb replica set', () => {
     const args = mongodArgs({ host: '127.0.0.1', port: 27218, dbPath: '/d/1', logPath: '/l/1.log' });
     expect(args.join(' ')).toContain('--replSet rs0 --bind_ip 127.0.0.1 --port 27218 --dbpath /d/1 --logpath /l/1.log');
     expect(args.join(' ')).toContain('--wiredTigerCacheSizeGB 0.25');
+    // a SIGKILLed client's open transaction is reaped in seconds, not a minute (ADR 0015 §7)
+    expect(args.join(' ')).toContain('--setParameter transactionLifetimeLimitSeconds=5');
   });
 
   it('supervises: a SIGKILLed member restarts, any other exit stops the set', () => {

@@ -16,7 +16,17 @@ export const ReserveStock = defineMessage(
   'order_id',
 );
 export const ReleaseStock = defineMessage('ReleaseStock', z.object({ order_id: ObjectIdHex }), 'order_id');
-export const CommitStock = defineMessage('CommitStock', z.object({ order_id: ObjectIdHex }), 'order_id');
+/**
+ * Turns the order's hold into a sale. `reply`: `always` (absent on older commands) answers
+ * StockCommitted or StockCommitFailed; `failure_only` is the confirmed order's sale (ADR 0015 §3):
+ * orders confirmed when the payment was captured and waits for no answer, so only a failed sale
+ * (StockCommitFailed, the hold gone) is announced and compensated.
+ */
+export const CommitStock = defineMessage(
+  'CommitStock',
+  z.object({ order_id: ObjectIdHex, reply: z.enum(['always', 'failure_only']).optional() }),
+  'order_id',
+);
 
 /**
  * Puts the units of a committed (sold) order back on the shelf: an order the customer cancelled

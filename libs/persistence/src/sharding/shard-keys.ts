@@ -236,14 +236,14 @@ export const shardingTable: readonly CollectionSharding[] = [
       },
       {
         op: 'query',
-        fields: ['level_dirty'],
-        from: 'stock level publisher',
-        accepted: 'a sweep over the few dirty documents on every shard (sparse index)',
+        fields: ['$or'],
+        from: 'stock pass (level_dirty or _ledger.at)',
+        accepted: 'a sweep over the few dirty documents and those holding unflushed entries on every shard (sparse index on level_dirty, index on _ledger.at)',
       },
       {
         op: 'query',
         fields: ['_ledger.at'],
-        from: 'ledger flusher',
+        from: 'ledger-only flush (tools and tests)',
         accepted: 'a sweep over documents holding unflushed entries on every shard (index on _ledger.at)',
       },
       {
@@ -254,6 +254,7 @@ export const shardingTable: readonly CollectionSharding[] = [
       },
       outboxScan('inventory'),
       outboxParked('inventory'),
+      ...outboxRecovery('inventory'),
     ],
   },
   {
@@ -307,6 +308,7 @@ export const shardingTable: readonly CollectionSharding[] = [
       },
       outboxScan('inventory'),
       outboxParked('inventory'),
+      ...outboxRecovery('inventory'),
     ],
   },
   {

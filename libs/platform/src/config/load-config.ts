@@ -171,6 +171,22 @@ export const trustProxySetting = () =>
     });
 
 /** Settings every service shares: HTTP port, Kafka, logging, zones. */
+/**
+ * The settings of a service's transactional outbox relay (libs/messaging `OutboxRelay`), one shape
+ * for every service that runs one: spread into its schema.
+ */
+export const outboxRelayConfigShape = {
+  OUTBOX_POLL_MS: env.int(250, 10, 60_000),
+  /** The relay's gather window after a write (ADR 0015 §1; 0: a pass per nudge). */
+  OUTBOX_GATHER_MS: env.int(0, 0, 1000),
+  /**
+   * How the relay records what it sent (ADR 0015 §2): `stream` (a change stream, its resume token
+   * stored once per pass; sent entries stay in their documents) or `pull` (each sent entry
+   * `$pull`ed: a write per document per pass).
+   */
+  OUTBOX_PROGRESS: z.enum(['pull', 'stream']).default('stream'),
+};
+
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
