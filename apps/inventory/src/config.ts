@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, env, loadConfig } from '@mw/platform';
+import { baseConfigSchema, env, loadConfig, outboxRelayConfigShape } from '@mw/platform';
 
 const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name');
 
@@ -33,14 +33,20 @@ export const inventoryConfigSchema = baseConfigSchema.extend({
    * document; must exceed the settlements one document sees while a stale processor may still act.
    */
   INVENTORY_SETTLED_KEEP: env.int(500, 10, 10_000),
-  OUTBOX_POLL_MS: env.int(250, 10, 60_000),
-  /** The relay's gather window after a write (ADR 0015 §1; 0: a pass per nudge). */
-  OUTBOX_GATHER_MS: env.int(0, 0, 1000),
+  /** The relay (`OUTBOX_PROGRESS=stream`, the default: a reservation keeps its few answers in `_outbox`). */
+  ...outboxRelayConfigShape,
   /**
    * Commands of one fetched partition batch handled together at most (group commit, ADR 0012 §4):
    * their reservations and sales take a few MongoDB round trips whatever their number.
    */
   INVENTORY_COMMANDS_BATCH_MAX: env.int(100, 1, 1000),
+  /**
+   * How a batch's reservations and sales are written (ADR 0015 §7): `transaction` — one
+   * multi-document transaction each, one majority commit (needs a bounded
+   * `transactionLifetimeLimitSeconds` on the servers: a process killed inside a transaction holds
+   * its documents until the server reaps it); `stages` — three resumable majority writes each.
+   */
+  INVENTORY_GROUP_COMMIT: z.enum(['transaction', 'stages']).default('transaction'),
 });
 export type InventoryConfig = z.infer<typeof inventoryConfigSchema>;
 

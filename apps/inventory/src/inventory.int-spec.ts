@@ -110,27 +110,36 @@ describe('inventory service', () => {
   describe('commands', () => {
     it('reserves all lines or none, undoing the lines already held on a short line', async () => {
       // Both lines are in stock when the command is sent; the later line (by product id) is cut by a
-      // stock-take right before the order's holds, so in the one bulk the first line wins its guard
-      // and the later one loses it: the held line must go back.
+      // stock-take right before the order's first holds. The one-commit transaction (ADR 0015 §7)
+      // then holds nothing and aborts; on the staged path, in the one bulk, the first line wins its
+      // guard and the later one loses it: the held line must go back.
       const [first, later] = [oid(0xd1, 4), oid(0xd1, 5)];
       await h.http('POST', `/stock/${first}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 10, reason: 'delivery' } });
       await h.http('POST', `/stock/${later}/MSK/restock`, { as: 'stan', headers: restockKey(), body: { qty: 5, reason: 'delivery' } });
       const order = oid(0xe1, 1);
       const stock = h.apps[0]!.get(StockRepository);
+      const holdMany = stock.holdMany.bind(stock);
       const holdAll = stock.holdAll.bind(stock);
+      let cut = false;
+      stock.holdMany = async (orders, session) => {
+        if (!cut && orders.some((o) => o.orderId === order)) {
+          cut = true;
+          expect((await h.http('PUT', `/stock/${later}/MSK`, { as: 'stan', headers: ifMatch(1), body: { available: 3, reason: 'stock-take: 2 damaged' } })).status).toBe(200);
+        }
+        return holdMany(orders, session);
+      };
       let whenLaterLineHeld: StockDoc | null = null;
       stock.holdAll = async (zone, lines, orderId, expiresAt) => {
         if (orderId !== order) return holdAll(zone, lines, orderId, expiresAt);
-        expect((await h.http('PUT', `/stock/${later}/MSK`, { as: 'stan', headers: ifMatch(1), body: { available: 3, reason: 'stock-take: 2 damaged' } })).status).toBe(200);
-        const outcomes = await holdAll(zone, lines, orderId, expiresAt);
         whenLaterLineHeld = await h.db.collection<StockDoc>('stock').findOne({ _id: `${first}:MSK` });
-        return outcomes;
+        return holdAll(zone, lines, orderId, expiresAt);
       };
       try {
         await h.send([{ type: 'ReserveStock', payload: { order_id: order, zone: 'MSK', lines: [{ product_id: later, qty: 5 }, { product_id: first, qty: 4 }], hold_seconds: 600 } }]);
         const rejected = await answer(order, 'StockRejected');
         expect(rejected.payload).toMatchObject({ code: 'INVENTORY.INSUFFICIENT_STOCK', shortages: [{ product_id: later, requested: 5, available: 3 }] });
       } finally {
+        stock.holdMany = holdMany;
         stock.holdAll = holdAll;
       }
       // Held before the short line …

@@ -14,7 +14,7 @@ import { ReserveLimits } from './reservations/reservation';
 import { RESERVATIONS, ReservationsRepository } from './reservations/reservations.repository';
 import { ReservationsService } from './reservations/reservations.service';
 import { UnbackedReturns } from './reservations/unbacked-returns';
-import { LevelNotifier } from './stock/level-notifier';
+import { StockPass } from './stock/stock-pass';
 import { stockPump } from './stock/stock-pump';
 import { STOCK, StockRepository } from './stock/stock.repository';
 import { StockService } from './stock/stock.service';
@@ -51,7 +51,7 @@ export function inventoryProviders(config: Cfg): Provider[] {
         l: ReserveLimits,
         log: Logger,
         m: Metrics,
-      ) => new ReservationsService(r, s, e, o, l, log, UnbackedReturns.withRegistry(log, m.registry)),
+      ) => new ReservationsService(r, s, e, o, l, log, UnbackedReturns.withRegistry(log, m.registry), config.INVENTORY_GROUP_COMMIT),
       inject: [ReservationsRepository, StockRepository, InventoryEvents, OutboxNudge, RESERVE_LIMITS, LOGGER, Metrics],
     },
     {
@@ -76,9 +76,9 @@ export function inventoryProviders(config: Cfg): Provider[] {
       inject: [ReservationsRepository, StockRepository, ReservationsService, LOGGER],
     },
     {
-      provide: LevelNotifier,
-      useFactory: (s: StockRepository, e: InventoryEvents, p: KafkaPublisher) => new LevelNotifier(s, e, p),
-      inject: [StockRepository, InventoryEvents, KafkaPublisher],
+      provide: StockPass,
+      useFactory: (s: StockRepository, l: LedgerRepository, e: InventoryEvents, p: KafkaPublisher) => new StockPass(s, l, e, p),
+      inject: [StockRepository, LedgerRepository, InventoryEvents, KafkaPublisher],
     },
     InventoryBackground,
   ];
@@ -91,7 +91,7 @@ export const reserveLimits = (config: Cfg): ReserveLimits => ({
   maxQtyPerLine: config.INVENTORY_MAX_QTY_PER_LINE,
 });
 
-/** Indexes at startup; outbox relay, ledger flusher, level notifier and sweeper while the app runs. */
+/** Indexes at startup; outbox relay, stock pass (levels and ledger) and sweeper while the app runs. */
 @Injectable()
 export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private relay: OutboxRelay | undefined;
@@ -107,7 +107,7 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     private readonly stock: StockRepository,
     private readonly reservations: ReservationsRepository,
     private readonly ledger: LedgerRepository,
-    private readonly notifier: LevelNotifier,
+    private readonly stockPass: StockPass,
     private readonly sweeper: Sweeper,
     private readonly service: ReservationsService,
   ) {}
@@ -128,6 +128,7 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
       name: 'inventory',
       pollIntervalMs: this.config.OUTBOX_POLL_MS,
       gatherMs: this.config.OUTBOX_GATHER_MS,
+      progress: this.config.OUTBOX_PROGRESS,
       registry: this.metrics.registry,
     });
     this.nudge.attach(this.relay);
@@ -139,16 +140,16 @@ export class InventoryBackground implements OnModuleInit, OnApplicationBootstrap
     });
     this.service.onExpirySet = (at) => sweeps.wakeBy(at.getTime());
     this.loops.push(
-      stockPump('ledger-flush', c.INVENTORY_PUMP_INTERVAL_MS, () => this.ledger.flushOnce(), this.stock.activity, this.logger),
-      stockPump('level-notify', c.INVENTORY_PUMP_INTERVAL_MS, () => this.notifyLevels(), this.stock.activity, this.logger),
+      stockPump('stock-pass', c.INVENTORY_PUMP_INTERVAL_MS, () => this.runStockPass(), this.stock.activity, this.logger),
       sweeps,
     );
     for (const loop of this.loops) loop.start();
   }
 
-  /** One level-notifier pass (it publishes itself). Answers the dirty documents it found (0: idle). */
-  private async notifyLevels(): Promise<number> {
-    return (await this.notifier.notifyOnce()).dirty;
+  /** One stock pass (levels published, ledger entries moved). Answers the work it found (0: idle). */
+  private async runStockPass(): Promise<number> {
+    const { dirty, copied } = await this.stockPass.runOnce();
+    return dirty + copied;
   }
 
   async onApplicationShutdown(): Promise<void> {

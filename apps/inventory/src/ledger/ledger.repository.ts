@@ -2,12 +2,17 @@ import { ClientSession, Collection, Db, ReadPreference } from 'mongodb';
 import { dropIndexIfPresent, duplicateKeysOnly } from '@mw/persistence';
 import { STOCK } from '../stock/stock.repository';
 import { StockDoc } from '../stock/stock';
+import type { LedgerCopier } from '../stock/stock-pass';
 import { LEDGER_KINDS, LedgerEntry, LedgerKind } from './ledger';
 
 export const LEDGER = 'ledger';
 
-/** The append-only ledger collection, and moving pending entries out of stock documents. */
-export class LedgerRepository {
+/**
+ * The append-only ledger collection, and moving pending entries out of stock documents. The service
+ * moves them in its stock pass (`StockPass`, with the levels it publishes); `flushOnce` is the same
+ * move alone, for tools and tests that need the ledger caught up without publishing levels.
+ */
+export class LedgerRepository implements LedgerCopier {
   readonly coll: Collection<LedgerEntry>;
   private readonly stock: Collection<StockDoc>;
 
@@ -24,9 +29,8 @@ export class LedgerRepository {
   }
 
   /**
-   * One flush pass: copy pending `_ledger` entries to the ledger (insert keyed by entry id, so a
-   * copy repeated after a crash is a duplicate-key no-op), then pull them from their document.
-   * Safe on several instances at once.
+   * One ledger-only pass: copy pending `_ledger` entries to the ledger (`copy`), then pull them from
+   * their document. Safe on several instances at once.
    */
   async flushOnce(limit = 200): Promise<number> {
     // Majority-committed entries only (as the outbox relay reads): a primary cut off from its members
@@ -40,14 +44,19 @@ export class LedgerRepository {
     const entries = docs.flatMap((d) => d._ledger ?? []);
     if (entries.length === 0) return 0;
     // Two round trips per pass whatever the number of documents: one insert, one pull.
-    await this.insertIgnoringDuplicates(entries);
+    await this.copy(entries);
     await this.stock.updateMany({ _id: { $in: docs.map((d) => d._id) } }, { $pull: { _ledger: { _id: { $in: entries.map((e) => e._id) } } } });
     return entries.length;
   }
 
-  private async insertIgnoringDuplicates(entries: LedgerEntry[]): Promise<void> {
+  /**
+   * Inserts entries keyed by their id, majority-acknowledged: a copy repeated after a crash is a
+   * duplicate-key no-op. Any other error (a write concern error included) is raised, so the caller
+   * never pulls entries whose copy is not durable.
+   */
+  async copy(entries: readonly LedgerEntry[]): Promise<void> {
     try {
-      await this.coll.insertMany(entries, { ordered: false });
+      await this.coll.insertMany([...entries], { ordered: false });
     } catch (e) {
       // Never pull entries whose copy a majority has not acknowledged (a write concern error).
       if (!duplicateKeysOnly(e)) throw e;

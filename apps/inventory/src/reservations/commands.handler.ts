@@ -36,7 +36,7 @@ export class CommandsHandler {
   }
 
   /**
-   * A consumed batch of commands (group commit, ADR 0012 §4). The ReserveStock and CommitStock of
+   * A consumed batch of commands (group commit, ADR 0012 §4), of one or more. The ReserveStock and CommitStock of
    * orders that have no other command in the batch go to the service's group paths (a few round
    * trips for all of them); every other command is handled alone, in the batch's order, so an
    * order's commands keep their order. A batch holding a contract-breaking ReserveStock (answered,
@@ -44,7 +44,8 @@ export class CommandsHandler {
    * each command the per-message path — every step there converges from whatever the group left.
    */
   async handleBatch(records: readonly InboundRecord[]): Promise<void> {
-    if (records.length < 2 || records.some((r) => salvageReserve(r) !== null)) {
+    // A batch of one takes the group path too: a lone ReserveStock or CommitStock is then one commit (ADR 0015 §7).
+    if (records.some((r) => salvageReserve(r) !== null)) {
       for (const r of records) await this.handle(r);
       return;
     }
@@ -73,9 +74,11 @@ export class CommandsHandler {
       reserves.map((i) => reserve(i).payload),
       (j, fn) => ctx.within(reserves[j]!, fn),
     );
+    const commit = (i: number) => envelopes[i] as Extract<EnvelopeOf<'inventory.commands.v1'>, { type: 'CommitStock' }>;
     await this.service.commitMany(
-      commits.map((i) => envelopes[i]!.payload.order_id),
+      commits.map((i) => commit(i).payload.order_id),
       (j, fn) => ctx.within(commits[j]!, fn),
+      commits.map((i) => commit(i).payload.reply ?? 'always'),
     );
     for (const i of alone) await ctx.within(i, () => this.dispatch(envelopes[i]!));
   }
@@ -87,7 +90,7 @@ export class CommandsHandler {
       case 'ReleaseStock':
         return this.service.release(e.payload.order_id);
       case 'CommitStock':
-        return this.service.commit(e.payload.order_id);
+        return this.service.commit(e.payload.order_id, e.payload.reply);
       case 'ReturnStock':
         return this.service.returnStock(e.payload.order_id);
       default:

@@ -1,14 +1,29 @@
 import { oid } from '../test/harness';
 import { countedInventory } from '../test/services';
+import { GroupCommitMode } from './one-commit';
+
+/** The commands of a group in each mode: one transaction (ADR 0015 §7), or the resumable stages (ADR 0012 §4). */
+const COMMANDS: Record<GroupCommitMode, { reserve: string[]; sell: string[] }> = {
+  transaction: {
+    reserve: ['insert reservations', 'update stock', 'commitTransaction'],
+    sell: ['find reservations', 'update reservations', 'update stock', 'commitTransaction'],
+  },
+  stages: {
+    reserve: ['insert reservations', 'update stock', 'update reservations'],
+    sell: ['find reservations', 'update reservations', 'update stock', 'update reservations'],
+  },
+};
 
 /**
- * Group commit of ReserveStock and CommitStock (ADR 0012 §4) on the real replica set: the commands
- * a consumed batch holds take a fixed number of MongoDB commands whatever their number, and every
- * command that leaves the common path — a line that loses its guard, a duplicate inside the batch,
- * an order that exists, an expired or a sold order — gets exactly the single path's answer.
+ * Group commit of ReserveStock and CommitStock (ADR 0012 §4, ADR 0015 §7) on the real replica set,
+ * in both modes: the commands a consumed batch holds take a fixed number of MongoDB commands
+ * whatever their number, and every command that leaves the common path — a line that loses its
+ * guard, a duplicate inside the batch, an order that exists, an expired or a sold order — gets
+ * exactly the single path's answer (in `transaction` mode, after the aborted transaction left
+ * nothing).
  */
-describe('inventory group commit', () => {
-  const { client, db, stock, reservations, service, counted } = countedInventory('inventory_group');
+describe.each(['transaction', 'stages'] as const)('inventory group commit (%s)', (mode) => {
+  const { client, db, stock, reservations, service, counted } = countedInventory(`inventory_group_${mode}`, mode);
   const answers = async (order: string) =>
     ((await reservations.coll.findOne({ _id: order }))?._outbox ?? []).map(
       (m) => (JSON.parse(m.envelope) as { type: string; payload: Record<string, unknown> }),
@@ -29,10 +44,24 @@ describe('inventory group commit', () => {
       { product_id: hot!, qty: 1 },
       ...others.slice(0, i % 3).map((product_id) => ({ product_id, qty: 2 })),
     ];
-    const hotWrites = () => client.db('local').collection('oplog.rs').countDocuments({ ns: `${db.databaseName}.stock`, 'o2._id': `${hot}:MSK` });
+    // oplog entries writing the hot document: alone, or inside a transaction's applyOps
+    const hotWrites = async () => {
+      const ns = `${db.databaseName}.stock`;
+      const oplog = client.db('local').collection('oplog.rs');
+      const alone = await oplog.countDocuments({ ns, 'o2._id': `${hot}:MSK` });
+      const [inTxn] = await oplog
+        .aggregate<{ n: number }>([
+          { $match: { 'o.applyOps': { $elemMatch: { ns, 'o2._id': `${hot}:MSK` } } } },
+          { $unwind: '$o.applyOps' },
+          { $match: { 'o.applyOps.ns': ns, 'o.applyOps.o2._id': `${hot}:MSK` } },
+          { $count: 'n' },
+        ])
+        .toArray();
+      return alone + (inTxn?.n ?? 0);
+    };
     const restocked = await hotWrites();
     const reserving = await counted(() => service.reserveMany(orders.map((o, i) => reserve(o, linesOf(i)))));
-    expect(reserving).toEqual(['insert reservations', 'update stock', 'update reservations']);
+    expect(reserving).toEqual(COMMANDS[mode].reserve);
     // the hot product's 30 holds: one write of its document (oplog entries)
     expect((await hotWrites()) - restocked).toBe(1);
     for (const o of orders) {
@@ -42,7 +71,7 @@ describe('inventory group commit', () => {
     expect(await stock.findOne(hot!, 'MSK')).toMatchObject({ available: 70, reserved: 30, committed: 0 });
 
     const selling = await counted(() => service.commitMany(orders));
-    expect(selling).toEqual(['find reservations', 'update reservations', 'update stock', 'update reservations']);
+    expect(selling).toEqual(COMMANDS[mode].sell);
     expect((await hotWrites()) - restocked).toBe(2);
     for (const o of orders) {
       const doc = await reservations.get(o);

@@ -3,18 +3,23 @@ import { PausingChild, waitFor } from '@mw/testing';
 import { StockDoc } from '../stock/stock';
 import { StockRepository } from '../stock/stock.repository';
 import { InventoryHarness, oid } from '../test/harness';
+import { GroupCommitMode } from './one-commit';
 import { ReservationDoc } from './reservation';
 import { ReservationsRepository } from './reservations.repository';
 
 /**
- * Group commit through Kafka and across a SIGKILL (ADR 0012 §4). A batch's work is killed between
- * its bulkWrites — in a child process running the service's own code on the test database — and
- * its commands, never acknowledged, are delivered again to the real service (a partition batch at a
- * time): every order is answered once and every unit is held and sold once. A backlog delivered
- * while the service runs is reserved with a handful of inserts, not one per order.
+ * Group commit through Kafka and across a SIGKILL (ADR 0012 §4, ADR 0015 §7), in both modes. A
+ * batch's work is killed between its bulkWrites — in a child process running the service's own code
+ * on the test database — and its commands, never acknowledged, are delivered again to the real
+ * service (a partition batch at a time, in the same mode): every order is answered once and every
+ * unit is held and sold once. `stages` leaves its resumable intermediate states (`reserving`,
+ * `pending: 'commit'`) for the redelivery and the sweeper; `transaction` leaves nothing — the kill
+ * lands inside the open transaction, which the server reaps (transactionLifetimeLimitSeconds) before
+ * the redelivery can write the same documents. A backlog delivered while the service runs is
+ * reserved with a handful of inserts, not one per order.
  */
-describe('inventory commands a partition batch at a time, killed between two bulkWrites', () => {
-  const h = new InventoryHarness({ INVENTORY_STALE_AFTER_MS: '1500' });
+describe.each(['transaction', 'stages'] as const)('inventory commands a partition batch at a time, killed between two bulkWrites (%s)', (mode: GroupCommitMode) => {
+  const h = new InventoryHarness({ INVENTORY_STALE_AFTER_MS: '1500', INVENTORY_GROUP_COMMIT: mode });
   const [p1, p2] = [oid(0xd1, 1), oid(0xd1, 2)];
   const crashed = Array.from({ length: 20 }, (_, i) => oid(0xd2, i + 1));
   const backlog = Array.from({ length: 40 }, (_, i) => oid(0xd3, i + 1));
@@ -39,7 +44,7 @@ describe('inventory commands a partition batch at a time, killed between two bul
     hold_seconds: 600,
   });
   const killAt = async (point: 'after-holds' | 'after-status', json: unknown) => {
-    child = new PausingChild(join(__dirname, '../test/group-child.ts'), [h.config.MONGO_URL, h.config.MONGO_DB, h.config.INVENTORY_EVENTS_TOPIC, point, JSON.stringify(json)]);
+    child = new PausingChild(join(__dirname, '../test/group-child.ts'), [h.config.MONGO_URL, h.config.MONGO_DB, h.config.INVENTORY_EVENTS_TOPIC, point, JSON.stringify(json), mode]);
     await child.pausedAt(point);
     await child.kill();
   };
@@ -53,12 +58,18 @@ describe('inventory commands a partition batch at a time, killed between two bul
     await stock.restock(p1, 'MSK', 100, 'delivery');
     await stock.restock(p2, 'MSK', 100, 'delivery');
 
-    // 1. A batch killed after its holds, before any order moved to `reserved`.
+    // 1. A batch killed after its holds, before any order moved to `reserved` (stages) or committed (transaction).
     await killAt('after-holds', crashed.map(reserveOf));
-    expect(await orders().countDocuments({ _id: { $in: crashed }, status: 'reserving' })).toBe(20);
-    expect(await orders().countDocuments({ _id: { $in: crashed }, '_outbox.0': { $exists: true } })).toBe(0);
-    expect(await counters(p1)).toEqual({ available: 80, reserved: 20, committed: 0 });
-    expect(await counters(p2)).toEqual({ available: 80, reserved: 20, committed: 0 });
+    if (mode === 'stages') {
+      expect(await orders().countDocuments({ _id: { $in: crashed }, status: 'reserving' })).toBe(20);
+      expect(await orders().countDocuments({ _id: { $in: crashed }, '_outbox.0': { $exists: true } })).toBe(0);
+      expect(await counters(p1)).toEqual({ available: 80, reserved: 20, committed: 0 });
+      expect(await counters(p2)).toEqual({ available: 80, reserved: 20, committed: 0 });
+    } else {
+      expect(await orders().countDocuments({ _id: { $in: crashed } })).toBe(0);
+      expect(await counters(p1)).toEqual({ available: 100, reserved: 0, committed: 0 });
+      expect(await counters(p2)).toEqual({ available: 100, reserved: 0, committed: 0 });
+    }
 
     // Its commands were never acknowledged: the restarted service (which makes its topics) gets them again.
     await h.start(1);
@@ -80,6 +91,11 @@ describe('inventory commands a partition batch at a time, killed between two bul
 
     // 3. The sales of the crashed orders, killed after their status change, before any stock moved.
     await killAt('after-status', crashed);
+    if (mode === 'transaction') {
+      // nothing of the sale is visible: every order still plainly reserved, nothing sold
+      expect(await orders().countDocuments({ _id: { $in: crashed }, status: 'reserved', pending: { $exists: false } })).toBe(20);
+      expect(await counters(p1)).toEqual({ available: 40, reserved: 60, committed: 0 });
+    }
     // (the live service's sweeper may already be finishing them: stale pending work is its job too)
     await h.send(crashed.map((order_id) => ({ type: 'CommitStock' as const, payload: { order_id } })));
     await answeredOnce(crashed, 'StockCommitted');

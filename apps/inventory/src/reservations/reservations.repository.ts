@@ -27,14 +27,14 @@ function transitionOp(
   orderId: string,
   from: readonly ReservationStatus[],
   set: TransitionSet,
-  message: OutgoingMessage,
+  message: OutgoingMessage | null,
   extra: Filter<ReservationDoc>,
 ): { filter: Filter<ReservationDoc>; update: UpdateFilter<ReservationDoc> } {
   return {
     filter: { ...extra, _id: orderId, status: { $in: [...from] } } as Filter<ReservationDoc>,
     update: {
       $set: { ...set, updated_at: new Date() },
-      ...outboxPush([message]),
+      ...(message ? outboxPush([message]) : {}),
     } as UpdateFilter<ReservationDoc>,
   };
 }
@@ -43,7 +43,7 @@ function transitionOp(
 export class ReservationsRepository {
   readonly coll: Collection<ReservationDoc>;
 
-  constructor(db: Db) {
+  constructor(readonly db: Db) {
     this.coll = db.collection<ReservationDoc>(RESERVATIONS);
   }
 
@@ -167,26 +167,49 @@ export class ReservationsRepository {
     orderId: string,
     from: readonly ReservationStatus[],
     set: TransitionSet,
-    message: OutgoingMessage,
+    /** The answer stored with the change; null: a change nobody waits to hear of (a confirmed order's sale). */
+    message: OutgoingMessage | null,
     extra: Filter<ReservationDoc> = {},
   ): TransitionOp {
     return transitionOp(orderId, from, set, message, extra);
   }
 
   /** Many `transition`s in one unordered bulkWrite; answers how many orders moved (each op moves one or none). */
-  async transitionMany(ops: readonly TransitionOp[]): Promise<number> {
+  async transitionMany(ops: readonly TransitionOp[], session?: ClientSession): Promise<number> {
     if (ops.length === 0) return 0;
     const res = await this.coll.bulkWrite(
       ops.map((op): AnyBulkWriteOperation<ReservationDoc> => ({ updateOne: op })),
-      { ordered: false },
+      { ordered: false, ...(session ? { session } : {}) },
     );
     return res.modifiedCount;
+  }
+
+  /**
+   * Inserts finished orders, each with its answer in `_outbox` (`answered`, built in the answer's
+   * trace), in one insert inside `session`'s transaction (the one-commit reserve, ADR 0015 §7).
+   * False when one of them exists (a redelivery, a tombstone): the transaction is then aborted by
+   * the server and the caller takes its staged path.
+   */
+  async insertAnswered(docs: readonly ReservationDoc[], session: ClientSession): Promise<boolean> {
+    if (docs.length === 0) return true;
+    try {
+      await this.coll.insertMany([...docs], { session });
+      return true;
+    } catch (e) {
+      if (e instanceof MongoServerError && e.code === 11000) return false;
+      throw e;
+    }
+  }
+
+  /** The document `insertAnswered` inserts: `doc` with `answer` as its outbox entry, traced where this is called. */
+  answered(doc: ReservationDoc, answer: OutgoingMessage): ReservationDoc {
+    return { ...doc, _outbox: toOutboxEntries([answer]) };
   }
 
   /** Inserts a closed document (rejection of an invalid command, unknown-order tombstone); false if one exists. */
   async insertClosed(doc: ReservationDoc, message: OutgoingMessage): Promise<boolean> {
     try {
-      await this.coll.insertOne({ ...doc, _outbox: toOutboxEntries([message]) });
+      await this.coll.insertOne(this.answered(doc, message));
       return true;
     } catch (e) {
       if (e instanceof MongoServerError && e.code === 11000) return false;
@@ -218,7 +241,7 @@ export class ReservationsRepository {
     orderId: string,
     from: readonly ReservationStatus[],
     set: TransitionSet,
-    message: OutgoingMessage,
+    message: OutgoingMessage | null,
     extra: Filter<ReservationDoc> = {},
   ): Promise<ReservationDoc | null> {
     const { filter, update } = transitionOp(orderId, from, set, message, extra);

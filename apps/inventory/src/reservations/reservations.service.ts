@@ -21,12 +21,18 @@ import {
   grantedHoldSeconds,
   validateReserve,
 } from './reservation';
+import { GroupCommitMode, OneCommit } from './one-commit';
 import { ReservationsRepository } from './reservations.repository';
 import { NEVER_SOLD, ReturnFailureCode, decideReturn } from './returns';
 import { StockReturns } from './stock-returns';
 import { UnbackedReturns } from './unbacked-returns';
 
 type ReserveCommand = PayloadOf<'inventory.commands.v1', 'ReserveStock'>;
+/** How a CommitStock is answered: `failure_only` is a confirmed order's sale, which orders does not wait for (ADR 0015 §3). */
+export type CommitReply = NonNullable<PayloadOf<'inventory.commands.v1', 'CommitStock'>['reply']>;
+
+/** Whether a sale stores StockCommitted: every CommitStock but a confirmed order's (`failure_only`). */
+const answersSale = (reply: CommitReply | undefined): boolean => reply !== 'failure_only';
 
 /** Runs the work of a batch's i-th command in that command's trace (`BatchContext.within`). */
 export type Within = <R>(index: number, fn: () => R) => R;
@@ -42,6 +48,7 @@ export class ReservationsService {
   onExpirySet: (at: Date) => void = () => undefined;
   /** Lines this process last found short: their next ReserveStock reads before it claims (fast rejection). */
   private readonly shortNow = new ShortLines();
+  private readonly oneCommit: OneCommit | null;
 
   constructor(
     private readonly reservations: ReservationsRepository,
@@ -51,8 +58,11 @@ export class ReservationsService {
     private readonly limits: ReserveLimits,
     private readonly logger: Logger,
     unbackedReturns: UnbackedReturns = new UnbackedReturns(logger),
+    /** How the group paths write (INVENTORY_GROUP_COMMIT, ADR 0015 §7). */
+    groupCommit: GroupCommitMode = 'transaction',
   ) {
     this.returns = new StockReturns(reservations, stock, logger, unbackedReturns);
+    this.oneCommit = groupCommit === 'transaction' ? new OneCommit(reservations.db.client) : null;
   }
 
   async reserve(cmd: ReserveCommand): Promise<void> {
@@ -71,14 +81,17 @@ export class ReservationsService {
   }
 
   /**
-   * Group commit of ReserveStock (ADR 0012 §4): the orders of a consumed batch in three round trips
-   * whatever their number — one insert of the claims, one bulkWrite of every line's hold (each with
-   * the single path's guard), one bulkWrite of the `reserving → reserved` transitions carrying their
-   * StockReserved. Anything off the common path takes the single path, which converges from any
-   * state: an invalid command, a line last found short, an order that exists (`reserve`); a batch in
-   * which some line missed (each order through `complete`, which finds the lines the bulk held for
-   * it); a transition that lost its guard (`reconcile`). `within(i, fn)` runs the work of the i-th
-   * command in its trace, so each answer continues its command's trace.
+   * Group commit of ReserveStock (ADR 0012 §4, ADR 0015 §7): the orders of a consumed batch in one
+   * majority commit whatever their number — one transaction inserting them `reserved` with their
+   * StockReserved and taking every line's hold (each with the single path's guard): all of it or,
+   * if a line misses, an order exists or another writer conflicts, nothing. Then, and in `stages`
+   * mode, the staged path: one insert of the claims, one bulkWrite of the holds, one bulkWrite of
+   * the `reserving → reserved` transitions, each step resumable. Anything off the common path takes
+   * the single path, which converges from any state: an invalid command, a line last found short,
+   * an order that exists (`reserve`); a batch in which some line missed (each order through
+   * `complete`, which finds the lines the bulk held for it); a transition that lost its guard
+   * (`reconcile`). `within(i, fn)` runs the work of the i-th command in its trace, so each answer
+   * continues its command's trace.
    */
   async reserveMany(cmds: readonly ReserveCommand[], within: Within = (_, fn) => fn()): Promise<void> {
     const now = new Date();
@@ -94,11 +107,39 @@ export class ReservationsService {
       if (this.shortNow.any(doc.zone, doc.lines)) single.push(index);
       else fresh.set(id, { index, doc });
     }
-    const created = await this.reservations.claimMany([...fresh.values()].map((f) => f.doc));
-    for (const [id, f] of fresh) if (!created.has(id)) single.push(f.index);
-    const claimed = [...fresh.values()].filter((f) => created.has(f.doc._id));
-    if (claimed.length > 0) await this.finishReserving(claimed, within);
+    const group = [...fresh.values()];
+    if (group.length > 0 && !(await this.reserveInOneCommit(group, within))) {
+      const created = await this.reservations.claimMany(group.map((f) => f.doc));
+      for (const f of group) if (!created.has(f.doc._id)) single.push(f.index);
+      const claimed = group.filter((f) => created.has(f.doc._id));
+      if (claimed.length > 0) await this.finishReserving(claimed, within);
+    }
     for (const index of single.sort((a, b) => a - b)) await within(index, () => this.reserve(cmds[index]!));
+  }
+
+  /**
+   * The group's orders `reserved`, with their answers and every line held, in one transaction
+   * (ADR 0015 §7). No `reserving` state exists on this path: a crash before the commit leaves
+   * nothing (the redelivery starts over), after it everything. False: nothing was written.
+   */
+  private async reserveInOneCommit(group: readonly { index: number; doc: ReservationDoc }[], within: Within): Promise<boolean> {
+    if (!this.oneCommit) return false;
+    // each answer and its outbox entry built in its command's trace (the entry carries the traceparent)
+    const orders = group.map((g) =>
+      within(g.index, () =>
+        this.reservations.answered({ ...g.doc, status: 'reserved' }, this.reservedAnswer(g.doc, g.doc.expires_at)),
+      ),
+    );
+    const holds = holdsOf(group.map((g) => g.doc));
+    const committed = await this.oneCommit.run(
+      async (session) => (await this.reservations.insertAnswered(orders, session)) && (await this.stock.holdMany(holds, session)),
+    );
+    if (!committed) return false;
+    this.stock.activity.changed();
+    for (const { doc: d } of group) for (const line of d.lines) this.shortNow.note(d.zone, line.product_id, false);
+    this.onExpirySet(new Date(Math.min(...group.map((g) => g.doc.expires_at.getTime()))));
+    this.outbox.nudge();
+    return true;
   }
 
   /** The hold a command gets: what it asks, at most INVENTORY_MAX_HOLD_SECONDS (said in the log when cut). */
@@ -112,9 +153,7 @@ export class ReservationsService {
 
   private async finishReserving(claimed: readonly { index: number; doc: ReservationDoc }[], within: Within): Promise<void> {
     const docs = claimed.map((c) => c.doc);
-    const held = await this.stock.holdMany(
-      docs.map((d) => ({ zone: d.zone, lines: d.lines, orderId: d._id, expiresAt: d.expires_at })),
-    );
+    const held = await this.stock.holdMany(holdsOf(docs));
     if (!held) {
       for (const c of claimed) await within(c.index, () => this.complete(c.doc, true));
       return;
@@ -126,12 +165,7 @@ export class ReservationsService {
           c.doc._id,
           ['reserving'],
           { status: 'reserved', expires_at: c.doc.expires_at },
-          this.events.build('StockReserved', {
-            order_id: c.doc._id,
-            zone: c.doc.zone,
-            lines: c.doc.lines,
-            expires_at: c.doc.expires_at.toISOString(),
-          }),
+          this.reservedAnswer(c.doc, c.doc.expires_at),
         ),
       ),
     );
@@ -145,13 +179,20 @@ export class ReservationsService {
   }
 
   /**
-   * Group commit of CommitStock: one read of the orders, one bulkWrite of the `reserved → committed`
-   * transitions (each guarded by status and expiry, carrying StockCommitted and `pending: 'commit'`),
-   * one ordered bulkWrite selling every line, one update clearing `pending`. An order not plainly
-   * reserved and unexpired takes the single path (`commit`: duplicates, expiry, failures); if a
-   * transition loses its guard, every order of the group does (each step there is idempotent).
+   * Group commit of CommitStock: one read of the orders, then one transaction (ADR 0015 §7) moving
+   * them `reserved → committed` (each guarded by status and expiry, carrying StockCommitted unless a
+   * confirmed order's sale) and selling every line, one update per stock document — all of it, or
+   * nothing if a guard misses or another writer conflicts. Then, and in `stages` mode, the staged
+   * path: the transitions with `pending: 'commit'`, one ordered bulkWrite selling every line, one
+   * update clearing `pending`. An order not plainly reserved and unexpired takes the single path
+   * (`commit`: duplicates, expiry, failures); if a transition loses its guard, every order of the
+   * group does (each step there is idempotent).
    */
-  async commitMany(orderIds: readonly string[], within: Within = (_, fn) => fn()): Promise<void> {
+  async commitMany(
+    orderIds: readonly string[],
+    within: Within = (_, fn) => fn(),
+    replies: readonly CommitReply[] = [],
+  ): Promise<void> {
     const ids = orderIds.map((id) => id.toLowerCase());
     const now = new Date();
     const docs = new Map((await this.reservations.findMany(ids)).map((d) => [d._id, d]));
@@ -164,20 +205,10 @@ export class ReservationsService {
       else single.push(index);
       seen.add(id);
     }
-    if (ready.length > 0) {
-      const ops = ready.map((r) =>
-        within(r.index, () =>
-          this.reservations.transitionOp(
-            r.doc._id,
-            ['reserved'],
-            { status: 'committed', pending: 'commit' },
-            this.events.build('StockCommitted', { order_id: r.doc._id }),
-            { expires_at: { $gt: now } },
-          ),
-        ),
-      );
+    if (ready.length > 0 && !(await this.sellInOneCommit(ready, now, within, replies))) {
+      const ops = this.saleOps(ready, now, within, replies, { status: 'committed', pending: 'commit' });
       const moved = await this.reservations.transitionMany(ops);
-      if (moved > 0) this.outbox.nudge();
+      if (moved > 0 && ready.some((r) => answersSale(replies[r.index]))) this.outbox.nudge();
       if (moved < ops.length) single.push(...ready.map((r) => r.index));
       else {
         await this.stock.settleMany(
@@ -187,7 +218,61 @@ export class ReservationsService {
         await this.reservations.clearPendingMany(ready.map((r) => r.doc._id), 'commit');
       }
     }
-    for (const index of single.sort((a, b) => a - b)) await within(index, () => this.commit(ids[index]!));
+    for (const index of single.sort((a, b) => a - b)) await within(index, () => this.commit(ids[index]!, replies[index]));
+  }
+
+  /**
+   * The group's sales in one transaction: the `reserved → committed` transitions (no `pending`: the
+   * stock moves in the same commit) and every order's hold sold on its stock document. A crash before
+   * the commit leaves every order reserved (the redelivery sells it), after it sold. False: nothing
+   * was written.
+   */
+  private async sellInOneCommit(
+    ready: readonly { index: number; doc: ReservationDoc }[],
+    now: Date,
+    within: Within,
+    replies: readonly CommitReply[],
+  ): Promise<boolean> {
+    if (!this.oneCommit) return false;
+    const ops = this.saleOps(ready, now, within, replies, { status: 'committed' });
+    const sales = ready.map((r) => ({ zone: r.doc.zone, lines: r.doc.lines, orderId: r.doc._id }));
+    const committed = await this.oneCommit.run(
+      async (session) =>
+        (await this.reservations.transitionMany(ops, session)) === ops.length && (await this.stock.sellMany(sales, session)),
+    );
+    if (!committed) return false;
+    this.stock.activity.changed();
+    if (ready.some((r) => answersSale(replies[r.index]))) this.outbox.nudge();
+    return true;
+  }
+
+  /** StockReserved of an order held until `expiresAt`. */
+  private reservedAnswer(doc: ReservationDoc, expiresAt: Date) {
+    return this.events.build('StockReserved', { order_id: doc._id, zone: doc.zone, lines: doc.lines, expires_at: expiresAt.toISOString() });
+  }
+
+  /**
+   * The `reserved → committed` transitions of a sale group (guarded by the expiry), each with its
+   * StockCommitted unless a confirmed order's sale, built in its command's trace.
+   */
+  private saleOps(
+    ready: readonly { index: number; doc: ReservationDoc }[],
+    now: Date,
+    within: Within,
+    replies: readonly CommitReply[],
+    set: { status: 'committed'; pending?: 'commit' },
+  ) {
+    return ready.map((r) =>
+      within(r.index, () =>
+        this.reservations.transitionOp(
+          r.doc._id,
+          ['reserved'],
+          set,
+          answersSale(replies[r.index]) ? this.events.build('StockCommitted', { order_id: r.doc._id }) : null,
+          { expires_at: { $gt: now } },
+        ),
+      ),
+    );
   }
 
   private async rejectIfShortNow(doc: ReservationDoc): Promise<boolean> {
@@ -262,12 +347,7 @@ export class ReservationsService {
     // A fresh order that held no line needs no undo work (saves round trips on a sold-out product).
     if (shortages.length > 0)
       return this.rejectShort(doc, shortages, fresh && outcomes.every((o) => !o.held));
-    const reserved = this.events.build('StockReserved', {
-      order_id: doc._id,
-      zone: doc.zone,
-      lines: doc.lines,
-      expires_at: expiresAt.toISOString(),
-    });
+    const reserved = this.reservedAnswer(doc, expiresAt);
     if (
       await this.reservations.transition(
         doc._id,
@@ -313,19 +393,24 @@ export class ReservationsService {
     if (doc.pending) await this.settle(id); // finish work a crash left behind; otherwise a duplicate
   }
 
-  async commit(orderId: string, attempt = 0): Promise<void> {
+  /**
+   * CommitStock: the hold becomes a sale (`reserved → committed`, guarded by the expiry), or the
+   * failure is recorded and answered once. A confirmed order's sale (`reply: 'failure_only'`, ADR
+   * 0015 §3) stores no StockCommitted: orders waits for none.
+   */
+  async commit(orderId: string, reply: CommitReply = 'always', attempt = 0): Promise<void> {
     const id = orderId.toLowerCase();
     const now = new Date();
-    const committed = this.events.build('StockCommitted', { order_id: id });
+    const answer = answersSale(reply);
     const committing = await this.reservations.transitionReturning(
       id,
       ['reserved'],
       { status: 'committed', pending: 'commit' },
-      committed,
+      answer ? this.events.build('StockCommitted', { order_id: id }) : null,
       { expires_at: { $gt: now } },
     );
     if (committing) {
-      this.outbox.nudge();
+      if (answer) this.outbox.nudge();
       return this.settleDoc(committing);
     }
     const doc = await this.reservations.get(id);
@@ -348,7 +433,7 @@ export class ReservationsService {
             'unavailable',
             `order ${id} changed during commit; retrying`,
           );
-        return this.commit(id, attempt + 1);
+        return this.commit(id, reply, attempt + 1);
       case 'fail': {
         const failed = this.events.build('StockCommitFailed', { order_id: id, code: decision.code });
         const stored = decision.tombstone
@@ -358,7 +443,7 @@ export class ReservationsService {
             )
           : await this.reservations.markCommitFailure(id, decision.code, failed);
         if (stored) this.outbox.nudge();
-        else if (decision.tombstone && attempt < 2) return this.commit(id, attempt + 1);
+        else if (decision.tombstone && attempt < 2) return this.commit(id, reply, attempt + 1);
         return;
       }
     }
@@ -557,6 +642,10 @@ class ShortLines {
     }
   }
 }
+
+/** The holds of orders as `StockRepository.holdMany` takes them: every line until the order's expiry. */
+const holdsOf = (docs: readonly ReservationDoc[]) =>
+  docs.map((d) => ({ zone: d.zone, lines: d.lines, orderId: d._id, expiresAt: d.expires_at }));
 
 function closed(id: string, status: 'released' | 'rejected'): ReservationDoc {
   const now = new Date();

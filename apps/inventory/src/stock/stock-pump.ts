@@ -22,7 +22,7 @@ export class StockActivity {
 }
 
 /**
- * A background pass over stock documents (level notifier, ledger flusher) that costs nothing while
+ * A background pass over stock documents (the stock pass: levels and ledger) that costs nothing while
  * there is nothing to do: every `intervalMs` while the task finds work (it answers how much), backed
  * off up to IDLE_FACTOR × `intervalMs` while it finds none (`Periodic` idleMaxMs). A stock write in
  * this process while it is backed off runs it at once (a kick during a run schedules another run

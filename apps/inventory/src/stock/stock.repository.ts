@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
+import { AnyBulkWriteOperation, ClientSession, Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
 import { dropIndexIfPresent } from '@mw/persistence';
 import { LedgerEntry, LedgerKind } from '../ledger/ledger';
 import { Line } from '../reservations/reservation';
@@ -129,6 +129,8 @@ export class StockRepository {
    */
   async holdMany(
     orders: readonly { zone: string; lines: readonly Line[]; orderId: string; expiresAt: Date }[],
+    /** A transaction to write in (the one-commit reserve): the caller tells `activity` once it committed. */
+    session?: ClientSession,
   ): Promise<boolean> {
     const now = new Date();
     const ops = [...linesByDocument(orders)].map(([, holds]) =>
@@ -137,8 +139,8 @@ export class StockRepository {
         : { updateOne: this.holdAllOp(holds, now) },
     );
     if (ops.length === 0) return true;
-    const res = await this.coll.bulkWrite(ops, { ordered: false });
-    if (res.modifiedCount > 0) this.activity.changed();
+    const res = await this.coll.bulkWrite(ops, { ordered: false, ...(session ? { session } : {}) });
+    if (res.modifiedCount > 0 && !session) this.activity.changed();
     return res.matchedCount === ops.length;
   }
 
@@ -224,7 +226,11 @@ export class StockRepository {
    * settled here, or the update matches nothing. True when every document took its update; false
    * leaves the rest to the per-line writes, whose guards skip what was sold here.
    */
-  private async commitByDocument(orders: readonly { zone: string; lines: readonly Line[]; orderId: string }[], now: Date): Promise<boolean> {
+  private async commitByDocument(
+    orders: readonly { zone: string; lines: readonly Line[]; orderId: string }[],
+    now: Date,
+    session?: ClientSession,
+  ): Promise<boolean> {
     const ops = [...linesByDocument(orders)].map(([_id, sales]) => {
       const ids = sales.map((s) => s.orderId);
       const units = sales.reduce((n, s) => n + s.line.qty, 0);
@@ -249,9 +255,20 @@ export class StockRepository {
         },
       };
     });
-    const res = await this.coll.bulkWrite(ops, { ordered: false });
-    if (res.modifiedCount > 0) this.activity.changed();
+    const res = await this.coll.bulkWrite(ops, { ordered: false, ...(session ? { session } : {}) });
+    if (res.modifiedCount > 0 && !session) this.activity.changed();
     return res.matchedCount === ops.length;
+  }
+
+  /**
+   * The sales of many orders inside `session`'s transaction (the one-commit sale, ADR 0015 §7): one
+   * update per stock document, each requiring every order's hold of exactly its qty and none of the
+   * orders settled there. True when every document took its update; false means some hold is not
+   * what the reservation says, and the caller aborts and takes the staged path, which settles line by
+   * line. The caller tells `activity` once the transaction committed.
+   */
+  sellMany(orders: readonly { zone: string; lines: readonly Line[]; orderId: string }[], session: ClientSession): Promise<boolean> {
+    return this.commitByDocument(orders, new Date(), session);
   }
 
   /**
@@ -659,31 +676,59 @@ export class StockRepository {
   }
 
   /**
-   * Clears `level_dirty` on each document whose level was published and has not moved since it was
-   * read (guard: the version read, still dirty), in one unordered bulkWrite; returns how many. A
-   * document that moved stays dirty and is published by a later pass with its newer level.
+   * Settles a stock pass (`StockPass`) with one write per document, in one unordered bulkWrite: the
+   * ledger entries the pass read (and copied) pulled, and, with `clearLevels`, `level_dirty` cleared
+   * if the document is still at the version read. One statement per dirty document; the documents
+   * that only had entries (sales) share one `updateMany`. The clear's guard is inside the update (a
+   * pipeline), not in its filter, so a document that moved meanwhile is still written once — its
+   * entries pulled, its flag kept for the next pass to publish the newer level.
    */
-  async clearLevels(docs: readonly Pick<StockDoc, '_id' | 'version'>[]): Promise<number> {
-    if (docs.length === 0) return 0;
-    const res = await this.coll.bulkWrite(
-      docs.map((doc) => ({
-        updateOne: {
-          filter: { _id: doc._id, version: doc.version, level_dirty: true },
-          update: { $unset: { level_dirty: '' } } as UpdateFilter<StockDoc>,
+  async settle(
+    docs: readonly Pick<StockDoc, '_id' | 'version' | 'level_dirty' | '_ledger'>[],
+    { clearLevels }: { readonly clearLevels: boolean },
+  ): Promise<void> {
+    const ops: AnyBulkWriteOperation<StockDoc>[] = [];
+    // documents with entries only (a sale changes no level): one statement for all of them
+    const pullOnly = { docs: [] as string[], entries: [] as string[] };
+    for (const doc of docs) {
+      const ids = (doc._ledger ?? []).map((e) => e._id);
+      if (clearLevels && doc.level_dirty === true) {
+        const pulled =
+          ids.length > 0
+            ? { _ledger: { $filter: { input: { $ifNull: ['$_ledger', []] }, cond: { $not: [{ $in: ['$$this._id', ids] }] } } } }
+            : {};
+        const cleared = { level_dirty: { $cond: [{ $eq: ['$version', doc.version] }, '$$REMOVE', '$level_dirty'] } };
+        ops.push({ updateOne: { filter: { _id: doc._id }, update: [{ $set: { ...pulled, ...cleared } }] } });
+      } else if (ids.length > 0) {
+        pullOnly.docs.push(doc._id);
+        pullOnly.entries.push(...ids);
+      }
+    }
+    if (pullOnly.docs.length > 0)
+      ops.push({
+        updateMany: {
+          filter: { _id: { $in: pullOnly.docs } },
+          update: { $pull: { _ledger: { _id: { $in: pullOnly.entries } } } } as UpdateFilter<StockDoc>,
         },
-      })),
-      { ordered: false },
-    );
-    return res.modifiedCount;
+      });
+    if (ops.length > 0) await this.coll.bulkWrite(ops, { ordered: false });
   }
 
-  dirtyLevels(limit: number): Promise<StockDoc[]> {
+  /**
+   * The documents a stock pass has work on: a level to publish or ledger entries to move. Majority-
+   * committed only, as the outbox relay reads: a level or an entry a primary cut off from its
+   * members took could roll back after it was published or copied, and the movement, redone under a
+   * new entry id, would count twice in the ledger (issue 32, the partitions profile).
+   */
+  pendingWork(limit: number): Promise<StockDoc[]> {
     return this.coll
       .find(
-        { level_dirty: true },
-        // majority-committed levels only, as the ledger flusher and the relay read: a level a primary cut
-        // off from its members took could roll back after it was published (issue 32)
-        { ...primary, readConcern: { level: 'majority' }, projection: { product_id: 1, zone: 1, available: 1, version: 1 } },
+        { $or: [{ level_dirty: true }, { '_ledger.at': { $lte: new Date() } }] },
+        {
+          ...primary,
+          readConcern: { level: 'majority' },
+          projection: { product_id: 1, zone: 1, available: 1, version: 1, level_dirty: 1, _ledger: 1 },
+        },
       )
       .limit(limit)
       .toArray();

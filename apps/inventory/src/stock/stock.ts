@@ -50,7 +50,7 @@ export interface StockDoc extends StockCounters, WithOutbox {
   readonly restock_keys?: RestockKey[];
   /** Incremented by every change; carried by StockLevelChanged so read models drop stale levels. */
   readonly version: number;
-  /** Set by every change of `available`; the level notifier publishes one coalesced StockLevelChanged. */
+  /** Set by every change of `available`; the stock pass publishes one coalesced StockLevelChanged. */
   readonly level_dirty?: boolean;
   /** Ledger entries written with the change, not yet moved to the ledger collection. */
   readonly _ledger?: LedgerEntry[];

@@ -4,6 +4,7 @@ import { createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName } from '@mw/testing';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { OutboxNudge } from '../outbox/outbox.service';
+import { GroupCommitMode } from '../reservations/one-commit';
 import { ReservationsRepository } from '../reservations/reservations.repository';
 import { ReservationsService } from '../reservations/reservations.service';
 import { StockRepository } from '../stock/stock.repository';
@@ -15,6 +16,7 @@ export const TEST_LIMITS = { zones: ['MSK'], maxLines: 10, maxQtyPerLine: 100 };
 export const reservationsService = (
   reservations: ReservationsRepository,
   stock: StockRepository,
+  groupCommit: GroupCommitMode = 'transaction',
 ): ReservationsService =>
   new ReservationsService(
     reservations,
@@ -23,22 +25,27 @@ export const reservationsService = (
     new OutboxNudge(),
     TEST_LIMITS,
     pino({ level: 'silent' }),
+    undefined,
+    groupCommit,
   );
 
 /**
  * Inventory's repositories and reservations service on a private database of the test replica set,
  * through a client with command monitoring: `counted(run)` answers the MongoDB commands `run` sent
- * (`<command> <collection>`), each one round trip. Registers its own setup and teardown hooks.
+ * (`<command> <collection>`, and a transaction's `commitTransaction` / `abortTransaction`), each one
+ * round trip. The service's group paths write as `groupCommit` says. Registers its own setup and
+ * teardown hooks.
  */
-export function countedInventory(prefix: string) {
+export function countedInventory(prefix: string, groupCommit: GroupCommitMode = 'transaction') {
   const client = createMongoClient(testEnv().mongoUrl, { monitorCommands: true });
   const db = client.db(uniqueName(prefix));
   const stock = new StockRepository(db);
   const reservations = new ReservationsRepository(db);
-  const service = reservationsService(reservations, stock);
+  const service = reservationsService(reservations, stock, groupCommit);
   const seen: string[] = [];
   const record = (e: CommandStartedEvent) => {
-    if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
+    if (e.commandName === 'commitTransaction' || e.commandName === 'abortTransaction') seen.push(e.commandName);
+    else if (e.databaseName === db.databaseName) seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
   };
   beforeAll(async () => {
     await client.connect();

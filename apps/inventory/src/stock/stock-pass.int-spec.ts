@@ -6,17 +6,18 @@ import { createKafka, ensureTopics, KafkaPublisher } from '@mw/messaging';
 import { createMongoClient } from '@mw/persistence';
 import { Periodic } from '@mw/platform';
 import { testEnv, uniqueName, waitFor } from '@mw/testing';
+import { LEDGER, LedgerRepository } from '../ledger/ledger.repository';
 import { InventoryEvents } from '../outbox/inventory-events';
 import { oid } from '../test/harness';
-import { LevelNotifier, LevelPublisher } from './level-notifier';
+import { LevelPublisher, StockPass } from './stock-pass';
 import { IDLE_FACTOR, stockPump } from './stock-pump';
 import { StockRepository } from './stock.repository';
 
-/** A repository whose read of dirty levels lets another write land right after it (the level moves between read and publish). */
+/** A repository whose read of the pass's work lets another write land right after it (the level moves between read and publish). */
 class MovedAfterRead extends StockRepository {
   between: (() => Promise<unknown>) | undefined;
-  override async dirtyLevels(limit: number) {
-    const docs = await super.dirtyLevels(limit);
+  override async pendingWork(limit: number) {
+    const docs = await super.pendingWork(limit);
     const write = this.between;
     this.between = undefined;
     await write?.();
@@ -24,7 +25,7 @@ class MovedAfterRead extends StockRepository {
   }
 }
 
-/** A process killed between the publish and the clear: the events are sent (acks=all), then the pass dies. */
+/** A publish that fails after the events were sent (acks=all): as a process killed between the publish and the clear, or a send whose answer was lost. */
 class DiesAfterPublish implements LevelPublisher {
   constructor(private readonly inner: LevelPublisher) {}
   async publishAll(messages: readonly OutgoingMessage[]): Promise<void> {
@@ -36,18 +37,20 @@ class DiesAfterPublish implements LevelPublisher {
 type Level = { product_id: string; zone: string; available: number; version: number };
 
 /**
- * The StockLevelChanged notifier on the real replica set and Kafka, its MongoDB commands counted
- * with the driver's command monitoring and its events read back from a private topic: a pass costs
- * one read and one bulkWrite whatever the number of products; run as a `stockPump`, an idle period
- * costs a backed-off read and no write, and no level change is lost (a write in this process runs
- * the backed-off pass at once; one in another process is found by the backed-off read; a level that
- * moves between the read and the clear stays dirty and is published again with its newer version; a
- * crash after the publish publishes the same level again).
+ * The stock pass (StockLevelChanged and the ledger) on the real replica set and Kafka, its MongoDB
+ * commands counted with the driver's command monitoring and its events read back from a private
+ * topic: a pass costs one read, one ledger insert and one bulkWrite whatever the number of products,
+ * each document written once; run as a `stockPump`, an idle period costs a backed-off read and no
+ * write, and no level change or ledger entry is lost (a write in this process runs the backed-off
+ * pass at once; one in another process is found by the backed-off read; a level that moves between
+ * the read and the clear stays dirty and is published again with its newer version, its entries
+ * moved all the same; a failed publish publishes the same level again and still moves the ledger).
  */
-describe('the stock level notifier', () => {
+describe('the stock pass', () => {
   const env = testEnv();
   const client = createMongoClient(env.mongoUrl, { monitorCommands: true });
   const db = client.db(uniqueName('inventory_levels'));
+  const ledger = new LedgerRepository(db);
   const topic = uniqueName('test.levels');
   const stock = new MovedAfterRead(db);
   const otherProcess = new StockRepository(db); // its writes kick nothing here
@@ -55,23 +58,35 @@ describe('the stock level notifier', () => {
   let kafka: Kafka;
   let publisher: KafkaPublisher;
   let reader: Consumer;
-  let notifier: LevelNotifier;
+  let pass: StockPass;
   /** StockLevelChanged payloads read back from the topic, per product, in arrival order. */
   const seen = new Map<string, Level[]>();
   let pump: Periodic | undefined;
   const commands: string[] = [];
+  /** Statements per `update` command: one per document written. */
+  const statements: number[] = [];
   const record = (e: CommandStartedEvent) => {
-    if (e.databaseName === db.databaseName) commands.push(e.commandName);
+    if (e.databaseName !== db.databaseName) return;
+    commands.push(e.commandName);
+    if (e.commandName === 'update') statements.push((e.command['updates'] as unknown[]).length);
   };
   const counted = async (run: () => Promise<unknown>) => {
     commands.splice(0);
+    statements.splice(0);
     await run();
     const done = commands.splice(0);
     return {
       reads: done.filter((c) => c === 'find').length,
-      writes: done.filter((c) => c !== 'find').length,
+      writes: done.filter((c) => c !== 'find'),
+      statements: statements.splice(0),
     };
   };
+  /** What a document still owes: its flag and its entries not yet moved. */
+  const owed = async (p: string) => {
+    const doc = await stock.coll.findOne({ product_id: p, zone: 'MSK' });
+    return { dirty: doc?.level_dirty === true, entries: doc?._ledger?.length ?? 0 };
+  };
+  const inLedger = (p: string) => db.collection(LEDGER).countDocuments({ product_id: p });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const levelsOf = (p: string): Level[] => seen.get(p) ?? [];
   /** Waits for `n` levels of `p` on the topic, then a little longer to be sure no more arrive. */
@@ -83,9 +98,9 @@ describe('the stock level notifier', () => {
   /** The pump as the service runs it, at `intervalMs`; waits until it has backed off all the way. */
   async function idlePump(intervalMs: number): Promise<Periodic> {
     pump = stockPump(
-      'level-notify',
+      'stock-pass',
       intervalMs,
-      () => notifier.notifyOnce().then((r) => r.dirty),
+      () => pass.runOnce().then((r) => r.dirty + r.copied),
       stock.activity,
       logger,
     );
@@ -102,10 +117,11 @@ describe('the stock level notifier', () => {
   beforeAll(async () => {
     await client.connect();
     await stock.ensureIndexes();
+    await ledger.ensureIndexes();
     kafka = createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'levels-test', logger });
     await ensureTopics(kafka, [topic], 1);
     publisher = new KafkaPublisher(kafka);
-    notifier = new LevelNotifier(stock, new InventoryEvents(topic), publisher);
+    pass = new StockPass(stock, ledger, new InventoryEvents(topic), publisher);
     reader = kafka.consumer({ groupId: uniqueName('levels-reader'), allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
     await reader.connect();
     await reader.subscribe({ topics: [topic], fromBeginning: true });
@@ -129,19 +145,31 @@ describe('the stock level notifier', () => {
     await client.close();
   });
 
-  it('publishes the levels of three changed products with one read and one write', async () => {
+  it('publishes the levels of three changed products and moves their entries with one read, one copy and one write', async () => {
     const products = [oid(0x91, 1), oid(0x91, 2), oid(0x91, 3)];
     for (const p of products) await stock.restock(p, 'MSK', 5, 'delivery');
-    expect(await counted(() => notifier.notifyOnce())).toEqual({ reads: 1, writes: 1 }); // the read, the clear
-    for (const p of products)
+    // the read, the ledger copy, one bulkWrite in which each document is written once (flag cleared, entries pulled)
+    expect(await counted(() => pass.runOnce())).toEqual({ reads: 1, writes: ['insert', 'update'], statements: [3] });
+    for (const p of products) {
       expect(await published(p, 1)).toEqual([{ product_id: p, zone: 'MSK', available: 5, version: 1 }]);
-    expect(await notifier.notifyOnce()).toEqual({ dirty: 0, cleared: 0 });
+      expect({ owed: await owed(p), ledger: await inLedger(p) }).toEqual({ owed: { dirty: false, entries: 0 }, ledger: 1 });
+    }
+    expect(await pass.runOnce()).toEqual({ dirty: 0, copied: 0 });
+    // entries without a level change (as a sale leaves them): the documents share one statement
+    for (const [i, p] of products.slice(0, 2).entries())
+      await stock.coll.updateOne(
+        { product_id: p, zone: 'MSK' },
+        { $push: { _ledger: { _id: `sale-${i}-${db.databaseName}`, product_id: p, zone: 'MSK', kind: 'commit', qty: 1, at: new Date(Date.now() - 1000) } } },
+      );
+    expect(await counted(() => pass.runOnce())).toEqual({ reads: 1, writes: ['insert', 'update'], statements: [1] });
+    for (const p of products.slice(0, 2)) expect({ owed: await owed(p), ledger: await inLedger(p) }).toEqual({ owed: { dirty: false, entries: 0 }, ledger: 2 });
   });
 
   it('an idle period costs a backed-off read and no write (at a 25 ms interval: at most 11 reads in 2 s, not 80)', async () => {
     await idlePump(25);
     const idle = await counted(() => sleep(2_000));
-    expect(idle.writes).toBe(0);
+    expect(idle.writes).toEqual([]);
+    expect(idle.statements).toEqual([]);
     expect(idle.reads).toBeLessThanOrEqual(2_000 / (25 * IDLE_FACTOR) + 1);
   });
 
@@ -173,9 +201,12 @@ describe('the stock level notifier', () => {
     const p = oid(0x91, 5);
     await stock.restock(p, 'MSK', 4, 'delivery');
     stock.between = () => otherProcess.restock(p, 'MSK', 6, 'second delivery');
-    expect(await notifier.notifyOnce()).toEqual({ dirty: 1, cleared: 0 }); // published at version 1, which is gone: still dirty
-    expect(await notifier.notifyOnce()).toEqual({ dirty: 1, cleared: 1 });
-    expect(await notifier.notifyOnce()).toEqual({ dirty: 0, cleared: 0 });
+    expect(await pass.runOnce()).toEqual({ dirty: 1, copied: 1 });
+    // published at version 1, which is gone: still dirty; the entry the pass read is moved all the same, the new one waits
+    expect({ owed: await owed(p), ledger: await inLedger(p) }).toEqual({ owed: { dirty: true, entries: 1 }, ledger: 1 });
+    expect(await pass.runOnce()).toEqual({ dirty: 1, copied: 1 });
+    expect(await pass.runOnce()).toEqual({ dirty: 0, copied: 0 });
+    expect({ owed: await owed(p), ledger: await inLedger(p) }).toEqual({ owed: { dirty: false, entries: 0 }, ledger: 2 });
     // carts keeps the newest version (USING TIMESTAMP version): the older event changes nothing there
     expect(await published(p, 2)).toEqual([
       { product_id: p, zone: 'MSK', available: 4, version: 1 },
@@ -183,13 +214,14 @@ describe('the stock level notifier', () => {
     ]);
   });
 
-  it('a crash between the publish and the clear loses nothing: the next pass publishes the same level again', async () => {
+  it('a failed publish loses nothing and holds no entry back: the level stays dirty and is published again, the ledger moves', async () => {
     const p = oid(0x91, 6);
     await stock.restock(p, 'MSK', 7, 'delivery');
-    const dying = new LevelNotifier(stock, new InventoryEvents(topic), new DiesAfterPublish(publisher));
-    await expect(dying.notifyOnce()).rejects.toThrow('killed after the publish');
-    expect(await notifier.notifyOnce()).toEqual({ dirty: 1, cleared: 1 });
-    expect(await notifier.notifyOnce()).toEqual({ dirty: 0, cleared: 0 });
+    const failing = new StockPass(stock, ledger, new InventoryEvents(topic), new DiesAfterPublish(publisher));
+    await expect(failing.runOnce()).rejects.toThrow('killed after the publish');
+    expect({ owed: await owed(p), ledger: await inLedger(p) }).toEqual({ owed: { dirty: true, entries: 0 }, ledger: 1 });
+    expect(await pass.runOnce()).toEqual({ dirty: 1, copied: 0 });
+    expect(await pass.runOnce()).toEqual({ dirty: 0, copied: 0 });
     const level = { product_id: p, zone: 'MSK', available: 7, version: 1 };
     expect(await published(p, 2)).toEqual([level, level]);
   });
