@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { topicNames } from '@mw/contracts';
-import { baseConfigSchema, env, loadConfig } from '@mw/platform';
+import { baseConfigSchema, env, loadConfig, outboxRelayConfigShape } from '@mw/platform';
 
 const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name');
 const rate = (def: number) => z.coerce.number().min(0).max(1).default(def);
@@ -27,6 +27,11 @@ export const ordersConfigSchema = baseConfigSchema
     /** Saga deadlines (persisted on the order; the sweeper acts on them). */
     SAGA_STOCK_TIMEOUT_MS: env.int(30_000, 100, 3_600_000),
     SAGA_PAYMENT_TIMEOUT_MS: env.int(60_000, 100, 3_600_000),
+    /**
+     * The commit window: the payment deadline ends this long before the stock hold does (at most
+     * half the hold), so the sale sent with the confirmation finds the hold (ADR 0015 §3). Also the
+     * wait of an order still COMMITTING from before that change.
+     */
     SAGA_COMMIT_TIMEOUT_MS: env.int(30_000, 100, 3_600_000),
     SAGA_CANCEL_TIMEOUT_MS: env.int(60_000, 100, 3_600_000),
     SAGA_SWEEP_INTERVAL_MS: env.int(1000, 20, 600_000),
@@ -69,14 +74,7 @@ export const ordersConfigSchema = baseConfigSchema
      */
     PAYMENT_RECONCILE_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
     PAYMENT_RECONCILE_GRACE_MS: env.int(60_000, 0, 86_400_000),
-    OUTBOX_POLL_MS: env.int(250, 10, 60_000),
-    /** The relay's gather window after a write (ADR 0015 §1; 0: a pass per nudge). */
-    OUTBOX_GATHER_MS: env.int(0, 0, 1000),
-    /**
-     * How the relay records what it sent (ADR 0015 §2): `stream` (a change stream, its resume token
-     * stored once per pass; entries stay in the order) or `pull` (each sent entry `$pull`ed).
-     */
-    OUTBOX_PROGRESS: z.enum(['pull', 'stream']).default('stream'),
+    ...outboxRelayConfigShape,
     /** Sales analytics (ADR 0051): the read model's consumer group (default `<KAFKA_GROUP_ID>-analytics`) and where a new one starts. */
     ANALYTICS_GROUP_ID: z.string().min(1).max(200).optional(),
     ANALYTICS_START_FROM: z.enum(['earliest', 'latest']).default('earliest'),

@@ -288,7 +288,8 @@ const final = {
     placed: 12,
     cancelled: 6,
     rate: 0.5,
-    sales_reversed: 1,
+    // o7 (its customer), and o11: confirmed, then its sale found no hold (COMMIT_FAILED, ADR 0015 §3)
+    sales_reversed: 2,
     by_reason: reasons(
       {
         STOCK_REJECTED: 1,
@@ -352,8 +353,11 @@ const paths: Record<keyof typeof final, string> = {
   cancellationsEmpty: '/analytics/cancellations?from=2026-08-01&to=2026-08-31',
 };
 
-/** Facts of the known orders once o7 is cancelled: 2 each, o7 4 (placed, sold, cancelled, sale reversed), o10 1 (placed). */
-const FINAL_MARKERS = 10 * 2 + 4 + 1;
+/**
+ * Facts of the known orders once o7 is cancelled: 2 each, o7 and o11 4 (placed, sold, cancelled,
+ * sale reversed — o11 was confirmed before its sale failed), o10 1 (placed).
+ */
+const FINAL_MARKERS = 9 * 2 + 4 + 4 + 1;
 
 describe('sales analytics on the real replica set and Kafka', () => {
   // the service's pollers slowed down: the primary's profiler (a 1 MB capped collection) keeps the test's own operations
@@ -410,7 +414,7 @@ describe('sales analytics on the real replica set and Kafka', () => {
       ...final.cancellations,
       cancelled: 5,
       rate: 0.4167,
-      sales_reversed: 0,
+      sales_reversed: 1, // o11
       by_reason: reasons(
         {
           STOCK_REJECTED: 1,

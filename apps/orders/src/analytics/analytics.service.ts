@@ -96,14 +96,21 @@ export class AnalyticsProjector {
     if (orderEvents.length === 0) return;
     const outcomes = await this.repo.refreshMany(orderEvents.map((o) => o.orderId));
     const reported = new Set<string>();
+    const applied: string[] = [];
+    const facts: Record<string, number> = {};
     for (const { e, orderId } of orderEvents) {
       // the first event of an order in the batch carries its outcome; the others found nothing more
       const outcome: RefreshOutcome = reported.has(orderId) ? { kind: 'unchanged' } : (outcomes.get(orderId) ?? { kind: 'missing' });
       reported.add(orderId);
       this.metrics?.observe(e.type, outcome, e.occurred_at);
-      if (outcome.kind === 'applied') this.logger.info({ order_id: orderId, event: e.type, facts: outcome.facts }, 'sales facts applied');
+      if (outcome.kind === 'applied') {
+        applied.push(orderId);
+        for (const f of outcome.facts) facts[f] = (facts[f] ?? 0) + 1;
+      }
       if (outcome.kind === 'missing') this.logger.warn({ order_id: orderId, event: e.type }, 'order event for an order that does not exist; nothing to count');
     }
+    // one line per batch (ADR 0015 §5): its facts were committed together, in the batch's transaction
+    if (applied.length > 0) this.logger.info({ orders: applied.length, facts, order_ids: applied }, 'sales facts applied');
   }
 
   async apply(e: EnvelopeOf<'orders.orders.v1'>): Promise<void> {

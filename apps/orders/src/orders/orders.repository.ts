@@ -1,11 +1,12 @@
-import { AnyBulkWriteOperation, Collection, Db, MongoBulkWriteError, MongoServerError, ReadPreference, UpdateFilter, WriteConcern } from 'mongodb';
-import { dropIndexIfPresent } from '@mw/persistence';
+import { AnyBulkWriteOperation, Collection, Db, MongoServerError, ReadPreference, UpdateFilter, WriteConcern } from 'mongodb';
+import { dropIndexIfPresent, duplicateKeyIndexes } from '@mw/persistence';
 import { OutgoingMessage } from '@mw/contracts';
 import { traceparentOf } from '@mw/platform';
 import { outboxPush, toOutboxEntries, WithOutbox } from '@mw/messaging';
 import type { PaymentStep, Saga } from '../saga/saga';
 import { statusOf } from '../saga/saga';
 import { Order } from './order';
+import { sagaChanges } from './saga-update';
 
 export const ORDERS_COLLECTION = 'orders';
 /** Answers to checkouts that could not become orders (OrderRejected in the outbox), one per checkout. */
@@ -26,6 +27,23 @@ export interface RejectionDoc extends WithOutbox {
 /** Decision writes are acknowledged by a majority (they survive a failover); decision reads go to the primary. */
 const majority = { writeConcern: new WriteConcern('majority') };
 const primary = { readPreference: ReadPreference.primary };
+
+/**
+ * A transition's update: the saga's changed fields and new history records (`sagaChanges`), the
+ * status, version + 1 and the outgoing messages pushed into the outbox.
+ */
+function transitionUpdate(before: Saga, after: Saga, messages: readonly OutgoingMessage[], now: Date): UpdateFilter<OrderDoc> {
+  const { set, unset, appended } = sagaChanges(before, after);
+  const push: Record<string, unknown> = {};
+  if (appended.length > 0) push['saga.history'] = { $each: appended };
+  if (messages.length > 0) Object.assign(push, outboxPush(messages, now).$push);
+  return {
+    $set: { ...set, status: statusOf(after.state), updated_at: now },
+    $inc: { version: 1 },
+    ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((k) => [k, ''])) } : {}),
+    ...(Object.keys(push).length > 0 ? { $push: push } : {}),
+  } as UpdateFilter<OrderDoc>;
+}
 
 /** Orders and their saga. Every saga change is one conditional update (version guard) carrying its outgoing messages. */
 export class OrdersRepository {
@@ -89,7 +107,7 @@ export class OrdersRepository {
     try {
       await this.orders.insertMany(docs, { ordered: false });
     } catch (e) {
-      for (const i of duplicatesOf(e)) inserted[i] = false;
+      for (const i of duplicateKeyIndexes(e)) inserted[i] = false;
     }
     return inserted;
   }
@@ -109,12 +127,8 @@ export class OrdersRepository {
    * One saga transition: new saga and status, version + 1, outgoing messages in the outbox — only
    * if nobody changed the order since it was read at `version`. False on a lost race.
    */
-  async transition(id: string, version: number, saga: Saga, messages: readonly OutgoingMessage[], now: Date): Promise<boolean> {
-    const res = await this.orders.updateOne({ _id: id, version }, {
-      $set: { saga, status: statusOf(saga.state), updated_at: now },
-      $inc: { version: 1 },
-      ...(messages.length > 0 ? outboxPush(messages, now) : {}),
-    } as UpdateFilter<OrderDoc>);
+  async transition(order: Pick<Order, 'id' | 'version' | 'saga'>, saga: Saga, messages: readonly OutgoingMessage[], now: Date): Promise<boolean> {
+    const res = await this.orders.updateOne({ _id: order.id, version: order.version }, transitionUpdate(order.saga, saga, messages, now));
     return res.modifiedCount === 1;
   }
 
@@ -128,7 +142,7 @@ export class OrdersRepository {
    * orders just read are passed. Any other write error fails the whole call.
    */
   async transitionMany(
-    items: readonly { order: Pick<Order, 'id' | 'version' | 'zone' | 'user_id'>; saga: Saga; messages: readonly OutgoingMessage[] }[],
+    items: readonly { order: Pick<Order, 'id' | 'version' | 'zone' | 'user_id' | 'saga'>; saga: Saga; messages: readonly OutgoingMessage[] }[],
     now: Date,
   ): Promise<boolean[]> {
     const written = items.map(() => true);
@@ -136,18 +150,14 @@ export class OrdersRepository {
     const ops = items.map(({ order, saga, messages }): AnyBulkWriteOperation<OrderDoc> => ({
       updateOne: {
         filter: { _id: order.id, version: order.version, zone: order.zone, user_id: order.user_id },
-        update: {
-          $set: { saga, status: statusOf(saga.state), updated_at: now },
-          $inc: { version: 1 },
-          ...(messages.length > 0 ? outboxPush(messages, now) : {}),
-        } as UpdateFilter<OrderDoc>,
+        update: transitionUpdate(order.saga, saga, messages, now),
         upsert: true,
       },
     }));
     try {
       await this.orders.bulkWrite(ops, { ordered: false });
     } catch (e) {
-      for (const i of duplicatesOf(e)) written[i] = false;
+      for (const i of duplicateKeyIndexes(e)) written[i] = false;
     }
     return written;
   }
@@ -257,17 +267,6 @@ export class OrdersRepository {
       .toArray();
     return docs.map(toOrder);
   }
-}
-
-/**
- * The indexes of an unordered bulk's operations that failed with a duplicate key; rethrows `e`
- * when it is anything else (another write error, a write concern error, no bulk error at all).
- */
-function duplicatesOf(e: unknown): number[] {
-  if (!(e instanceof MongoBulkWriteError) || e.result.getWriteConcernError()) throw e;
-  const errors = [e.writeErrors].flat();
-  if (errors.length === 0 || errors.some((w) => w.code !== 11000)) throw e;
-  return errors.map((w) => w.index);
 }
 
 function toOrder(doc: OrderDoc): Order {

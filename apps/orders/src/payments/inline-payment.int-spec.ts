@@ -10,7 +10,7 @@ describe('inline payment steps in a running orders instance (real Kafka + MongoD
   beforeAll(() => h.start(1), 120_000);
   afterAll(() => h.stop());
 
-  it('StockReserved → authorize → capture → CommitStock without a poll', async () => {
+  it('StockReserved → authorize → capture → CONFIRMED (with CommitStock) without a poll', async () => {
     const c = h.checkout();
     await h.sendCheckout(c);
     await h.waitSeen(c.order_id, 'ReserveStock');
@@ -18,7 +18,7 @@ describe('inline payment steps in a running orders instance (real Kafka + MongoD
     await h.reserved(c);
     await h.waitSeen(c.order_id, 'CommitStock', 1, 20_000);
     expect(Date.now() - reservedAt).toBeLessThan(20_000);
-    const order = await h.waitState(c.order_id, 'COMMITTING');
+    const order = await h.waitState(c.order_id, 'CONFIRMED');
     expect(order.history.map((t) => `${t.event}:${t.by?.sub ?? ''}`)).toEqual([
       'StockReserved:inventory',
       'PaymentAuthorized:orders:payment-worker',

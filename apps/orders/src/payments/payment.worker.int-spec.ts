@@ -3,7 +3,7 @@ import { CommandStartedEvent, MongoClient } from 'mongodb';
 import pino from 'pino';
 import { createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName, waitFor } from '@mw/testing';
-import { Order, orderFromCheckout } from '../orders/order';
+import type { Order } from '../orders/order';
 import { ORDERS_COLLECTION, OrdersRepository } from '../orders/orders.repository';
 import { SagaMessages } from '../saga/saga-messages';
 import { SagaNudges, SagaService } from '../saga/saga.service';
@@ -18,6 +18,7 @@ import type {
   VoidResult,
 } from './payment-gateway';
 import { PaymentWorker } from './payment.worker';
+import { newTestOrder } from '../test/new-order';
 
 const timeouts: SagaTimeouts = { stockMs: 60_000, paymentMs: 60_000, commitMs: 60_000, cancelMs: 60_000 };
 const logger = pino({ level: 'silent' });
@@ -155,29 +156,14 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
 
   /** A new order, then StockReserved through `saga`: the transition that creates its AUTHORIZE step. */
   const reserved = async (saga: SagaService): Promise<string> => {
-    const decision = orderFromCheckout(
-      {
-        checkout_id: randomUUID(),
-        cart_id: randomUUID(),
-        user_id: uniqueName('u'),
-        zone: 'MSK',
-        currency: 'RUB',
-        lines: [{ product_id: '65f000000000000000000001', name: 'Phone', qty: 1, unit_price: 1000 }],
-        total: 1000,
-      },
-      ['MSK'],
-      new Date(),
-      timeouts,
-      randomUUID(),
-    );
-    if (!decision.ok) throw new Error(decision.message);
-    await repo.insertWithMessages(decision.order, []);
+    const order = newTestOrder(timeouts);
+    await repo.insertWithMessages(order, []);
     await saga.apply(
-      decision.order.id,
+      order.id,
       { type: 'StockReserved', id: randomUUID(), expires_at: new Date(Date.now() + 600_000) },
       null,
     );
-    return decision.order.id;
+    return order.id;
   };
   const state = async (id: string) => (await repo.findById(id))?.saga.state;
 
@@ -228,7 +214,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     expect(onOrders).toEqual(['insert', 'find', 'update', 'update', 'update']);
     const order = await repo.findById(id);
     expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentAuthorized', 'PaymentCaptured']);
-    expect(await state(id)).toBe('COMMITTING');
+    expect(await state(id)).toBe('CONFIRMED');
   });
 
   it('outcomes of steps that finish together are written together: bulkWrites of several transitions, no re-read, each once', async () => {
@@ -258,7 +244,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       expect([gateway.count('authorize', id), gateway.count('capture', id)]).toEqual([1, 1]);
       const order = await repo.findById(id);
       expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentAuthorized', 'PaymentCaptured']);
-      expect(order?.saga.state).toBe('COMMITTING');
+      expect(order?.saga.state).toBe('CONFIRMED');
     }
   });
 

@@ -10,7 +10,7 @@ const ORDERS = 12;
  * consumer is killed after the majority acknowledged its bulkWrite of transitions and before the
  * chunk's offsets were committed. The chunk is delivered again to the restarted service: what the
  * dead process wrote is recognised (its cause is in the history) and nothing is applied, sent or
- * paid twice; every order goes on to its CommitStock once.
+ * paid twice; every order is confirmed and sends its sale (CommitStock) once.
  */
 describe('saga batch killed between its bulkWrite and the offset commit', () => {
   const h = new OrdersHarness({
@@ -76,8 +76,9 @@ describe('saga batch killed between its bulkWrite and the offset commit', () => 
     for (const id of ids) {
       const d = docs.find((x) => x._id === id)!;
       expect(d.saga.history.filter((t) => t.cause === causes.get(id))).toHaveLength(1);
-      expect(d.saga.state).toBe('COMMITTING');
+      expect(d.saga.state).toBe('CONFIRMED');
       expect(h.for(id, 'CommitStock')).toHaveLength(1);
+      expect(h.for(id, 'OrderConfirmed')).toHaveLength(1);
       expect(h.for(id, 'ReserveStock')).toHaveLength(1);
       const ops = await h.paymentOps(id);
       expect(ops.map((o) => o.op).sort()).toEqual(['authorize', 'capture']);

@@ -84,7 +84,12 @@ export class SagaMessages {
       case 'ReleaseStock':
         return this.inventory('ReleaseStock', { order_id: order.id }, trace, now);
       case 'CommitStock':
-        return this.inventory('CommitStock', { order_id: order.id }, trace, now);
+        return this.inventory(
+          'CommitStock',
+          { order_id: order.id, ...(c.reply ? { reply: c.reply } : {}) },
+          trace,
+          now,
+        );
       case 'ReturnStock':
         return this.inventory(
           'ReturnStock',

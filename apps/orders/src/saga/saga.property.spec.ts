@@ -37,7 +37,8 @@ const ORDER = 'o1';
 
 type InvStatus =
   'none' | 'reserved' | 'rejected' | 'released' | 'expired' | 'committed' | 'returned' | 'tombstone';
-type InvCommand = 'ReserveStock' | 'ReleaseStock' | 'CommitStock' | 'ReturnStock';
+/** `CommitStock:failure_only`: a confirmed order's sale, answered only when it fails (ADR 0015 §3). */
+type InvCommand = 'ReserveStock' | 'ReleaseStock' | 'CommitStock' | 'CommitStock:failure_only' | 'ReturnStock';
 type OrderEvent = Extract<
   SagaCommand,
   { type: 'OrderConfirmed' | 'OrderCancelled' | 'OrderDeliveryStarted' | 'OrderCompleted' }
@@ -205,6 +206,9 @@ class World {
       case 'OrderCompleted':
         this.events.push(c);
         return;
+      case 'CommitStock':
+        this.commands.push(c.reply === 'failure_only' ? 'CommitStock:failure_only' : 'CommitStock');
+        return;
       default:
         this.commands.push(c.type);
     }
@@ -271,10 +275,11 @@ class World {
           once('release-rejected', () => this.reply({ type: 'StockReleased' }));
         return;
       case 'CommitStock':
+      case 'CommitStock:failure_only':
         if (this.inv === 'reserved') {
           this.inv = 'committed';
           this.committedEver = true;
-          this.reply({ type: 'StockCommitted' });
+          if (cmd === 'CommitStock') this.reply({ type: 'StockCommitted' });
         } else if (this.inv !== 'committed')
           once('commit-failed', () =>
             this.reply({ type: 'StockCommitFailed', code: 'INVENTORY.RESERVATION_EXPIRED' }),
@@ -416,7 +421,14 @@ function enabled(w: World): (typeof ACTIONS)[number][] {
       case 'deadline':
         return w.saga.deadline !== null;
       case 'expire':
-        return w.inv === 'reserved';
+        // Any moment until the order is confirmed — even while the capture is in flight or its
+        // outcome waits, as inventory's clock running ahead of orders' by more than the commit
+        // window would (the confirmation's sale then fails and is refunded). Not after it: the
+        // hold outlives the payment deadline by the commit window, far longer than the sale takes
+        // to land (ADR 0015 §3), the timing the confirmation rests on. And not in lives where the
+        // operator delivers: delivery starts long after a failed sale is known (a sale failing
+        // after delivery began is recorded on the order, not undone — saga.spec.ts).
+        return w.inv === 'reserved' && !w.saga.history.some((h) => h.to === 'CONFIRMED') && !w.people.delivers;
       case 'cancel':
         return w.people.cancels;
       case 'deliver':
@@ -560,7 +572,7 @@ describe('checkout saga under duplicated, reordered and late messages (property)
         'CANCELLED:PAYMENT_DECLINED',
         'CANCELLED:STOCK_DEADLINE_EXCEEDED',
         'CANCELLED:PAYMENT_DEADLINE_EXCEEDED',
-        'CANCELLED:COMMIT_FAILED',
+        'CANCELLED:COMMIT_FAILED:after-confirmation',
         'CANCELLED:CANCELLED_BY_USER',
         'CANCELLED:CANCELLED_BY_USER:after-confirmation',
         'late-capture-refunded',

@@ -114,7 +114,7 @@ export class SagaService {
         return { outcome: 'ignored', order };
       }
       const t = this.plan(order, input, d, causation, now);
-      if (await this.repo.transition(order.id, order.version, t.saga, t.messages, now)) {
+      if (await this.repo.transition(order, t.saga, t.messages, now)) {
         return { outcome: 'applied', order: this.written(t, now) };
       }
     }

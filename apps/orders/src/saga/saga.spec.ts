@@ -21,22 +21,20 @@ function run(saga: Saga, ...inputs: SagaInput[]): { saga: Saga; commands: string
 const reserved = (): SagaInput => ({ type: 'StockReserved', id: id(), expires_at: later(60_000) });
 
 describe('checkout saga transitions', () => {
-  it('happy path: reserved → authorize → capture → CommitStock → confirmed', () => {
-    const r = run(
-      startSaga(t0, t),
-      reserved(),
-      { type: 'PaymentAuthorized', id: id(), authorization_id: 'a-1' },
-      { type: 'PaymentCaptured', id: id() },
-      { type: 'StockCommitted', id: id() },
-    );
-    expect(r.saga.state).toBe('CONFIRMED');
-    expect(r.saga.deadline).toBeNull();
-    expect(r.commands).toEqual(['CommitStock', 'OrderConfirmed']);
+  it('happy path: reserved → authorize → capture confirms, the sale (CommitStock) sent with it, answered only on failure', () => {
+    const paid = run(startSaga(t0, t), reserved(), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a-1' }).saga;
+    const captured = decide(paid, { type: 'PaymentCaptured', id: id() }, t0, t);
+    expect(captured).toMatchObject({
+      kind: 'apply',
+      saga: { state: 'CONFIRMED', deadline: null, payment: { captured: true, step: null } },
+      commands: [{ type: 'CommitStock', reply: 'failure_only' }, { type: 'OrderConfirmed' }],
+    });
+    const r = run(captured.kind === 'apply' ? captured.saga : paid, { type: 'StockCommitted', id: id() });
+    expect(r.commands).toEqual([]); // a StockCommitted (an older inventory answering anyway) changes nothing
     expect(r.saga.history.map((h) => `${h.from}>${h.to}`)).toEqual([
       'AWAITING_STOCK>AWAITING_PAYMENT',
       'AWAITING_PAYMENT>AWAITING_PAYMENT',
-      'AWAITING_PAYMENT>COMMITTING',
-      'COMMITTING>CONFIRMED',
+      'AWAITING_PAYMENT>CONFIRMED',
     ]);
     expect(statusOf(r.saga.state)).toBe('confirmed');
   });
@@ -73,23 +71,54 @@ describe('checkout saga transitions', () => {
     expect(r.saga.payment.step).toBe('REFUND');
   });
 
-  it('payment deadline is capped by the reservation expiry', () => {
-    const r = run(startSaga(t0, t), { type: 'StockReserved', id: id(), expires_at: later(500) });
-    expect(r.saga.deadline).toEqual(later(500));
+  it('the payment deadline ends a commit window before the hold expires (at most half the hold)', () => {
+    const deadlineFor = (holdMs: number) =>
+      run(startSaga(t0, t), { type: 'StockReserved', id: id(), expires_at: later(holdMs) }).saga.deadline;
+    expect(deadlineFor(60_000)).toEqual(later(2000)); // the payment wait (2 s) ends well before 60 s − 3 s
+    expect(deadlineFor(4000)).toEqual(later(2000)); // 4 s − min(3 s, 2 s)
+    expect(deadlineFor(3000)).toEqual(later(1500)); // 3 s − min(3 s, 1.5 s)
+    expect(deadlineFor(500)).toEqual(later(250));
   });
 
-  it('commit failed after capture: refund and cancel with COMMIT_FAILED', () => {
-    const paid = run(startSaga(t0, t), reserved(), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'PaymentCaptured', id: id() });
-    const r = run(paid.saga, { type: 'StockCommitFailed', id: id(), code: 'INVENTORY.RESERVATION_EXPIRED' });
+  it('the sale of a confirmed order failed: refund, nothing to return, cancelled with COMMIT_FAILED after confirmation', () => {
+    const confirmed = run(startSaga(t0, t), reserved(), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'PaymentCaptured', id: id() });
+    expect(confirmed.saga.state).toBe('CONFIRMED');
+    const failed = decide(confirmed.saga, { type: 'StockCommitFailed', id: id(), code: 'INVENTORY.RESERVATION_EXPIRED' }, t0, t);
+    expect(failed).toMatchObject({ kind: 'apply', commands: [] }); // no ReturnStock: nothing was sold
+    const r = run(confirmed.saga, { type: 'StockCommitFailed', id: id(), code: 'INVENTORY.RESERVATION_EXPIRED' });
     expect(r.saga).toMatchObject({ state: 'CANCELLING', reason: 'COMMIT_FAILED', payment: { step: 'REFUND' }, stock: { failure: 'INVENTORY.RESERVATION_EXPIRED' } });
-    expect(run(r.saga, { type: 'PaymentReversed', id: id(), how: 'refunded' }).commands).toEqual(['OrderCancelled:COMMIT_FAILED']);
+    const end = decide(r.saga, { type: 'PaymentReversed', id: id(), how: 'refunded' }, t0, t);
+    expect(end).toMatchObject({
+      kind: 'apply',
+      saga: { state: 'CANCELLED' },
+      commands: [{ type: 'OrderCancelled', reason: 'COMMIT_FAILED', after_confirmation: true }],
+    });
   });
 
-  it('commit deadline never cancels: CommitStock is sent again and the wait extended', () => {
-    const paid = run(startSaga(t0, t), reserved(), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'PaymentCaptured', id: id() });
-    const r = run(paid.saga, { type: 'DeadlinePassed', id: id() });
-    expect(r.saga.state).toBe('COMMITTING');
-    expect(r.commands).toEqual(['CommitStock']);
+  it('a failed sale of an order already out for delivery is recorded on it for support, not undone', () => {
+    const confirmed = run(startSaga(t0, t), reserved(), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'PaymentCaptured', id: id() }).saga;
+    const delivering = run(confirmed, { type: 'DeliveryStarted', id: id(), by: { sub: 'op', role: 'operator' } }).saga;
+    const r = run(delivering, { type: 'StockCommitFailed', id: id(), code: 'INVENTORY.RESERVATION_EXPIRED' });
+    expect(r.saga).toMatchObject({ state: 'DELIVERING', stock: { failure: 'INVENTORY.RESERVATION_EXPIRED' } });
+    expect(r.commands).toEqual([]);
+  });
+
+  describe('an order left COMMITTING by the earlier saga (captured before the sale rode with the confirmation)', () => {
+    const committing = (): Saga => {
+      const paid = run(startSaga(t0, t), reserved(), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }).saga;
+      return { ...paid, state: 'COMMITTING', deadline: later(3000), payment: { ...paid.payment, step: null, next_at: null, captured: true } };
+    };
+
+    it('StockCommitted confirms it; StockCommitFailed refunds it', () => {
+      expect(run(committing(), { type: 'StockCommitted', id: id() })).toMatchObject({ saga: { state: 'CONFIRMED' }, commands: ['OrderConfirmed'] });
+      expect(run(committing(), { type: 'StockCommitFailed', id: id(), code: 'x' }).saga).toMatchObject({ state: 'CANCELLING', reason: 'COMMIT_FAILED', payment: { step: 'REFUND' } });
+    });
+
+    it('its deadline never cancels: CommitStock (answered) is sent again and the wait extended', () => {
+      const d = decide(committing(), { type: 'DeadlinePassed', id: id() }, t0, t);
+      expect(d).toMatchObject({ kind: 'apply', saga: { state: 'COMMITTING' }, commands: [{ type: 'CommitStock' }] });
+      expect(d.kind === 'apply' && d.commands[0]).not.toHaveProperty('reply');
+    });
   });
 
   it('a StockReserved after the saga was compensated releases again; a repeated message id changes nothing', () => {
@@ -106,8 +135,8 @@ describe('checkout saga transitions', () => {
     expect(decide(s, reserved(), t0, t).kind).toBe('ignore');
     expect(decide(s, { type: 'PaymentCaptured', id: id() }, t0, t).kind).toBe('ignore');
     expect(decide(s, { type: 'StockCommitted', id: id() }, t0, t).kind).toBe('ignore');
-    const confirmed = run(s, { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'PaymentCaptured', id: id() }, { type: 'StockCommitted', id: id() }).saga;
-    for (const input of [reserved(), { type: 'StockCommitFailed', id: id(), code: 'x' }, { type: 'DeadlinePassed', id: id() }] as SagaInput[]) {
+    const confirmed = run(s, { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'PaymentCaptured', id: id() }).saga;
+    for (const input of [reserved(), { type: 'StockCommitted', id: id() }, { type: 'DeadlinePassed', id: id() }] as SagaInput[]) {
       expect(decide(confirmed, input, t0, t).kind).toBe('ignore');
     }
   });

@@ -8,10 +8,16 @@
  * The checkout saga:
  *
  *   AWAITING_STOCK ──StockReserved──► AWAITING_PAYMENT (AUTHORIZE ──authorized──► CAPTURE)
- *        │                                 │ captured ─────────────► COMMITTING ──StockCommitted──► CONFIRMED
- *        │ StockRejected / deadline        │ declined                     │ StockCommitFailed
- *        ▼                                 ▼                              ▼
- *     CANCELLED ◄───────────────────── CANCELLED / CANCELLING (void | refund) ──reversed──► CANCELLED
+ *        │                                 │ captured (+ CommitStock, reply failure_only) ──► CONFIRMED
+ *        │ StockRejected / deadline        │ declined                                          │ StockCommitFailed
+ *        ▼                                 ▼                                                   ▼
+ *     CANCELLED ◄───────────────────── CANCELLED / CANCELLING (void | refund) ◄───────────── (refund)
+ *
+ * The captured payment confirms the order in the same write that sends the sale (CommitStock) to
+ * inventory, which answers only a failure (ADR 0015 §3): the hold cannot expire first, because the
+ * payment deadline ends a commit window before the hold does, and nothing else releases the hold of
+ * an order on its way to CONFIRMED. Orders confirmed before that change went through COMMITTING
+ * (CommitStock answered by StockCommitted → CONFIRMED); the state is kept for them.
  *
  * After it (seed 002's statuses confirmed → delivering → completed):
  *
@@ -210,7 +216,8 @@ export function actionId(type: ActionInput['type'], orderId: string): string {
 export type SagaCommand =
   | { readonly type: 'ReserveStock' }
   | { readonly type: 'ReleaseStock' }
-  | { readonly type: 'CommitStock' }
+  /** `failure_only`: the order is already confirmed, inventory answers only a failed sale (ADR 0015 §3). */
+  | { readonly type: 'CommitStock'; readonly reply?: 'failure_only' }
   | { readonly type: 'ReturnStock' }
   | { readonly type: 'OrderConfirmed' }
   | { readonly type: 'OrderDeliveryStarted' }
@@ -236,7 +243,11 @@ export interface SagaTimeouts {
   readonly stockMs: number;
   /** Authorize + capture, bounded also by the reservation's expiry. */
   readonly paymentMs: number;
-  /** Wait for StockCommitted | StockCommitFailed (on expiry CommitStock is re-sent, never cancelled). */
+  /**
+   * The window kept for a confirmed order's sale to reach inventory before its hold expires: the
+   * payment deadline ends this long before the hold does (at most half the hold). Also the wait of
+   * an order still COMMITTING (on expiry CommitStock is re-sent, never cancelled).
+   */
   readonly commitMs: number;
   /** Void/refund (and a stock return); on expiry the payment step is re-armed and ReturnStock re-sent. */
   readonly cancelMs: number;
@@ -365,8 +376,11 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
     case 'AWAITING_STOCK':
       switch (input.type) {
         case 'StockReserved': {
-          // Never wait for payment past the reservation's expiry: the commit would fail anyway.
-          const deadline = new Date(Math.min(now.getTime() + t.paymentMs, input.expires_at.getTime()));
+          // The payment ends a commit window before the hold expires: the sale sent with the
+          // confirmation must find the hold still there (ADR 0015 §3).
+          const expires = input.expires_at.getTime();
+          const window = Math.min(t.commitMs, Math.max(0, expires - now.getTime()) / 2);
+          const deadline = new Date(Math.min(now.getTime() + t.paymentMs, expires - window));
           return step('AWAITING_PAYMENT', {
             deadline,
             stock: { ...saga.stock, reserved_until: input.expires_at },
@@ -405,10 +419,12 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
           });
         case 'PaymentCaptured':
           if (pay.step !== 'CAPTURE') return ignore('capture outcome for a step no longer current');
+          // Paid within the deadline, so the hold is still there: confirmed, and the sale goes out
+          // with the confirmation, answered only if it fails.
           return step(
-            'COMMITTING',
-            { deadline: at(now, t.commitMs), payment: { ...pay, step: null, next_at: null, captured: true } },
-            [{ type: 'CommitStock' }],
+            'CONFIRMED',
+            { deadline: null, payment: { ...pay, step: null, next_at: null, captured: true } },
+            [{ type: 'CommitStock', reply: 'failure_only' }, { type: 'OrderConfirmed' }],
           );
         case 'PaymentCaptureFailed':
           if (pay.step !== 'CAPTURE') return ignore('capture failure for a step no longer current');
@@ -425,6 +441,7 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
           return otherwise(input, saga.state);
       }
     case 'COMMITTING':
+      // Orders captured before the sale rode with the confirmation (ADR 0015 §3).
       switch (input.type) {
         case 'StockCommitted':
           // Sold — unless the customer asked to cancel meanwhile: then the sale is undone at once.
@@ -448,6 +465,12 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
       }
     case 'CONFIRMED':
       switch (input.type) {
+        case 'StockCommitFailed':
+          // The sale sent with the confirmation found no hold (gone past its expiry while the
+          // sale was delayed beyond the commit window): nothing was sold, the money goes back.
+          return cancelling('COMMIT_FAILED', 'REFUND', [], {
+            stock: { ...saga.stock, failure: input.code },
+          });
         case 'CancelRequested':
           return refundAndReturn(byPerson);
         case 'DeliveryStarted':
@@ -457,6 +480,10 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
       }
     case 'DELIVERING':
       switch (input.type) {
+        case 'StockCommitFailed':
+          // The goods are out and the sale found no hold (delayed past it, beyond the hold's margin
+          // over the payment wait): not undone here, recorded on the order for support.
+          return step('DELIVERING', { stock: { ...saga.stock, failure: input.code } });
         case 'DeliveryCompleted':
           return step('COMPLETED', {}, [{ type: 'OrderCompleted' }]);
         case 'CancelRequested':
@@ -468,6 +495,8 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
           return otherwise(input, saga.state);
       }
     case 'COMPLETED':
+      if (input.type === 'StockCommitFailed')
+        return step('COMPLETED', { stock: { ...saga.stock, failure: input.code } });
       if (input.type === 'CancelRequested')
         return refuse('ORDERS.CANCEL_REFUSED', 'the order was delivered and can no longer be cancelled');
       return otherwise(input, saga.state);

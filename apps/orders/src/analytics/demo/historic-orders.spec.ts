@@ -88,8 +88,8 @@ const cases: [HistoricOutcome, string, string, string[], string[]][] = [
     { kind: 'cancelled', reason: 'COMMIT_FAILED' },
     'CANCELLED',
     'cancelled',
-    ['placed', 'cancelled'],
-    ['OrderCreated', 'OrderCancelled'],
+    ['placed', 'sold', 'cancelled', 'sale_reversed'],
+    ['OrderCreated', 'OrderConfirmed', 'OrderCancelled'],
   ],
   [
     { kind: 'cancelled_after_confirmation' },

@@ -192,12 +192,12 @@ export function historicOrder(spec: HistoricOrderSpec, ordersTopic: string): His
       authorized: true,
       authorization_id: `auth_${id.slice(0, 12)}`,
     };
-    go('COMMITTING', 'PaymentCaptured', `${id}:capture`, 800);
-    saga.payment.captured = true;
   };
+  /** The captured payment confirms the order (its sale goes to inventory with it, ADR 0015 §3). */
   const confirm = (): void => {
-    go('CONFIRMED', 'StockCommitted', uuidFrom(`${id}:committed`), 1000);
-    emit('OrderConfirmed', ref, at(1000));
+    go('CONFIRMED', 'PaymentCaptured', `${id}:capture`, 800);
+    saga.payment.captured = true;
+    emit('OrderConfirmed', ref, at(800));
   };
 
   if (
@@ -244,14 +244,15 @@ export function historicOrder(spec: HistoricOrderSpec, ordersTopic: string): His
     }
     cancel(o.reason, false);
   } else if (o.kind === 'cancelled') {
-    // COMMIT_FAILED: paid, but the reservation had expired by the commit: refunded
+    // COMMIT_FAILED: confirmed, but the sale found the reservation expired: refunded
     reserve();
     pay();
+    confirm();
     go('CANCELLING', 'StockCommitFailed', uuidFrom(`${id}:commit-failed`), 1000);
     saga.stock.failure = 'RESERVATION_EXPIRED';
     go('CANCELLED', 'PaymentReversed', `${id}:refund`, 2000);
     saga.payment.reversed = 'refunded';
-    cancel(o.reason, false);
+    cancel(o.reason, true);
   } else {
     reserve();
     pay();

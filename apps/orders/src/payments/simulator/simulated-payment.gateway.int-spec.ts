@@ -112,6 +112,25 @@ describe('PSP simulator: one write per call (real MongoDB)', () => {
     expect(doc).toMatchObject({ status: 'authorized', v: 1 });
   });
 
+  it('overlapping calls share their round trips: eight authorizations at once, each recorded once, in a few reads and writes', async () => {
+    const refs = Array.from({ length: 8 }, () => uniqueName('o'));
+    const from = commands.length;
+    const answers = await Promise.all(refs.map((ref) => psp.authorize(req(ref, 'authorize'))));
+    const sent = commands.slice(from).map((c) => c.commandName);
+    expect(answers.every((a) => a.status === 'authorized')).toBe(true);
+    // the first call goes alone, the seven that arrive meanwhile together: two reads, two writes
+    expect(sent.filter((c) => c === 'find').length).toBeLessThanOrEqual(3);
+    expect(sent.filter((c) => WRITES.has(c)).length).toBeLessThanOrEqual(3);
+    for (const ref of refs) expect((await operations(ref)).map((o) => o.outcome.status)).toEqual(['authorized']);
+    // a bulk in which one guard loses: the loser reads again and finds the winner's state
+    const ref = refs[0]!;
+    const [captured, voided] = await Promise.all([psp.capture(req(ref, 'capture')), psp.void(req(ref, 'void'))]);
+    const outcomes = [captured.status, voided.status].sort();
+    // whichever wins, the other is answered from the winner's state, never from the state both read
+    expect([['already_captured', 'captured'], ['failed', 'voided']]).toContainEqual(outcomes);
+    expect(await operations(ref)).toHaveLength(3);
+  });
+
   it('a late capture changes the state but is not recorded; it lands after the next refund is answered not_captured', async () => {
     const ref = uniqueName('o');
     await psp.authorize(req(ref, 'authorize', lateUser));

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Collection, Db, MongoServerError, ReadPreference, WriteConcern } from 'mongodb';
+import { AnyBulkWriteOperation, Collection, Db, MongoServerError, ReadPreference, WriteConcern } from 'mongodb';
+import { duplicateKeyIndexes } from '@mw/persistence';
 import type { Logger } from 'pino';
+import { GroupCommit } from '@mw/platform';
 import {
   AuthorizeResult,
   CaptureResult,
@@ -76,10 +78,29 @@ const NAMESPACE_EXISTS = 48;
  *
  * One call is one read (the reference's document: its state and its recorded keys) and one
  * majority write (the new state and the operation's record together, guarded by the version `v`);
- * a lost race reads again, where it may find its key recorded by the winner.
+ * a lost race reads again, where it may find its key recorded by the winner. Calls that overlap
+ * share their round trips (issue 31): the reads waiting while one is in flight go as one `$in`
+ * find, the writes as one unordered bulkWrite in which each keeps its own guard — a lone call still
+ * goes at once. Which writes of a bulk lost is told per operation: each is an upsert whose filter
+ * names the reference and its version, so a lost guard tries to insert an existing `_id` and fails
+ * alone with a duplicate key (as `OrdersRepository.transitionMany`).
  */
 export class SimulatedPaymentGateway implements PaymentGateway {
   private readonly payments: Collection<PaymentDoc>;
+  private readonly reads = new GroupCommit<string, PaymentDoc | null>(async (references) => {
+    const docs = await this.payments.find({ _id: { $in: [...new Set(references)] } }, primary).toArray();
+    const byId = new Map(docs.map((d) => [d._id, d]));
+    return references.map((r) => byId.get(r) ?? null);
+  });
+  private readonly writes = new GroupCommit<AnyBulkWriteOperation<PaymentDoc>, boolean>(async (ops) => {
+    const won = ops.map(() => true);
+    try {
+      await this.payments.bulkWrite([...ops], { ordered: false });
+    } catch (e) {
+      for (const i of duplicateKeyIndexes(e)) won[i] = false;
+    }
+    return won;
+  });
 
   constructor(
     private readonly db: Db,
@@ -192,7 +213,7 @@ export class SimulatedPaymentGateway implements PaymentGateway {
   }
 
   private read(reference: string): Promise<PaymentDoc | null> {
-    return this.payments.findOne({ _id: reference }, primary);
+    return this.reads.add(reference);
   }
 
   /**
@@ -226,33 +247,32 @@ export class SimulatedPaymentGateway implements PaymentGateway {
         }
       : {};
     const record: OperationRecord = { key: req.idempotencyKey, op, amount: req.amount, outcome, at: now };
-    const won = doc
-      ? (
-          await this.payments.updateOne(
-            { _id: req.reference, v: doc.v },
-            { ...(next ? { $set: state } : {}), $inc: { v: 1 }, ...(late ? {} : { $push: { ops: record } }) },
-          )
-        ).modifiedCount === 1
-      : await this.payments
-          .insertOne({
-            _id: req.reference,
-            v: 1,
-            status: null,
-            amount: req.amount,
-            authorization_id: null,
-            decline_code: null,
-            user_id: req.userId,
-            updated_at: now,
-            ...state,
-            ops: late ? [] : [record],
-          })
-          .then(
-            () => true,
-            (e: unknown) => {
-              if (e instanceof MongoServerError && e.code === 11000) return false;
-              throw e;
+    const won = await this.writes.add(
+      doc
+        ? {
+            updateOne: {
+              filter: { _id: req.reference, v: doc.v },
+              update: { ...(next ? { $set: state } : {}), $inc: { v: 1 }, ...(late ? {} : { $push: { ops: record } }) },
+              upsert: true, // never inserts: the document was read; a lost guard is a duplicate key (see the class)
             },
-          );
+          }
+        : {
+            insertOne: {
+              document: {
+                _id: req.reference,
+                v: 1,
+                status: null,
+                amount: req.amount,
+                authorization_id: null,
+                decline_code: null,
+                user_id: req.userId,
+                updated_at: now,
+                ...state,
+                ops: late ? [] : [record],
+              },
+            },
+          },
+    );
     if (won && late)
       throw new PaymentUnavailableError(
         'PAYMENTS.PSP_TIMEOUT',

@@ -1970,23 +1970,12 @@ export interface operations {
                      *         },
                      *         {
                      *           "from": "AWAITING_PAYMENT",
-                     *           "to": "COMMITTING",
+                     *           "to": "CONFIRMED",
                      *           "event": "PaymentCaptured",
                      *           "cause": "56e540608eca05a5f7400db0:capture",
                      *           "at": "2026-11-21T10:00:00.688Z",
                      *           "by": {
                      *             "sub": "orders:payment-worker",
-                     *             "role": "system"
-                     *           }
-                     *         },
-                     *         {
-                     *           "from": "COMMITTING",
-                     *           "to": "CONFIRMED",
-                     *           "event": "StockCommitted",
-                     *           "cause": "5b2d8f4e-1a6c-4c9e-8b3f-7e0a1d2c3b4a",
-                     *           "at": "2026-11-21T10:00:00.902Z",
-                     *           "by": {
-                     *             "sub": "inventory",
                      *             "role": "system"
                      *           }
                      *         }
@@ -2231,23 +2220,12 @@ export interface operations {
                      *         },
                      *         {
                      *           "from": "AWAITING_PAYMENT",
-                     *           "to": "COMMITTING",
+                     *           "to": "CONFIRMED",
                      *           "event": "PaymentCaptured",
                      *           "cause": "56e540608eca05a5f7400db0:capture",
                      *           "at": "2026-11-21T10:00:00.688Z",
                      *           "by": {
                      *             "sub": "orders:payment-worker",
-                     *             "role": "system"
-                     *           }
-                     *         },
-                     *         {
-                     *           "from": "COMMITTING",
-                     *           "to": "CONFIRMED",
-                     *           "event": "StockCommitted",
-                     *           "cause": "5b2d8f4e-1a6c-4c9e-8b3f-7e0a1d2c3b4a",
-                     *           "at": "2026-11-21T10:00:00.902Z",
-                     *           "by": {
-                     *             "sub": "inventory",
                      *             "role": "system"
                      *           }
                      *         },
@@ -2534,23 +2512,12 @@ export interface operations {
                      *         },
                      *         {
                      *           "from": "AWAITING_PAYMENT",
-                     *           "to": "COMMITTING",
+                     *           "to": "CONFIRMED",
                      *           "event": "PaymentCaptured",
                      *           "cause": "56e540608eca05a5f7400db0:capture",
                      *           "at": "2026-11-21T10:00:00.688Z",
                      *           "by": {
                      *             "sub": "orders:payment-worker",
-                     *             "role": "system"
-                     *           }
-                     *         },
-                     *         {
-                     *           "from": "COMMITTING",
-                     *           "to": "CONFIRMED",
-                     *           "event": "StockCommitted",
-                     *           "cause": "5b2d8f4e-1a6c-4c9e-8b3f-7e0a1d2c3b4a",
-                     *           "at": "2026-11-21T10:00:00.902Z",
-                     *           "by": {
-                     *             "sub": "inventory",
                      *             "role": "system"
                      *           }
                      *         },
@@ -2848,23 +2815,12 @@ export interface operations {
                      *         },
                      *         {
                      *           "from": "AWAITING_PAYMENT",
-                     *           "to": "COMMITTING",
+                     *           "to": "CONFIRMED",
                      *           "event": "PaymentCaptured",
                      *           "cause": "56e540608eca05a5f7400db0:capture",
                      *           "at": "2026-11-21T10:00:00.688Z",
                      *           "by": {
                      *             "sub": "orders:payment-worker",
-                     *             "role": "system"
-                     *           }
-                     *         },
-                     *         {
-                     *           "from": "COMMITTING",
-                     *           "to": "CONFIRMED",
-                     *           "event": "StockCommitted",
-                     *           "cause": "5b2d8f4e-1a6c-4c9e-8b3f-7e0a1d2c3b4a",
-                     *           "at": "2026-11-21T10:00:00.902Z",
-                     *           "by": {
-                     *             "sub": "inventory",
                      *             "role": "system"
                      *           }
                      *         },
