@@ -3,7 +3,7 @@ import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
-import { Cart, CartLine, CartStatus, CheckoutSnapshot, GuestMerge, listedUnder, lookupMarginSeconds, lookupPartitionsOf, lookupWriteNeeded, MergeRecord } from './cart';
+import { Cart, CartLine, CartStatus, CheckoutSnapshot, GuestMerge, listedUnder, touched, lookupMarginSeconds, lookupPartitionsOf, lookupWriteNeeded, MergeRecord } from './cart';
 
 const { Uuid, Long } = types;
 type LineRow = { name: string | null; qty: number; unit_price: types.Long | number | null };
@@ -84,6 +84,16 @@ export class CartsRepository {
     await hooks.afterApplied?.();
     if (listedUnder(read.status) !== listedUnder(next.status)) await this.db.batch(this.lookupDeletes(next, listedUnder(read.status)), { prepare: true, logged: false });
     return true;
+  }
+
+  /**
+   * Moves a cart to its next revision, its lines, status and owner unchanged (an LWT on the
+   * revision and status read; the write touches it, like any other). Every LWT prepared from an
+   * earlier read then fails: the outbox relays fence a cart before they drop an intent whose LWT
+   * may still be on its way (ADR 0060). False when the cart changed in between.
+   */
+  async fence(read: Cart): Promise<boolean> {
+    return this.save(touched(read, {}, new Date(), this.ttl), read);
   }
 
   /**

@@ -81,11 +81,13 @@ export class CheckoutRelay implements OnApplicationBootstrap, OnApplicationShutd
       const toDiscard: StoredIntent[] = [];
       for (const intent of intents) {
         if (!dueForRelay(intent, now, this.config.CHECKOUT_RELAY_MIN_AGE_MS)) continue;
-        // SERIAL: completes an LWT in flight, so "not on this checkout" is final once the grace has passed.
+        // SERIAL: completes an LWT in flight; one not yet proposed is stopped by the fence (decideIntent).
         const cart = await this.carts.get(intent.cart_id, { serial: true });
         const decision = decideIntent(intent, cart, now, this.config.CHECKOUT_INTENT_GRACE_MS);
         if (decision === 'publish') toPublish.push(intent);
         else if (decision === 'discard') toDiscard.push(intent);
+        // A fence that lost its LWT met a change of the cart (perhaps this very checkout): decided again next pass.
+        else if (decision === 'fence' && cart && (await this.carts.fence(cart))) toDiscard.push(intent);
       }
       if (toPublish.length > 0) {
         await this.publisher.publishAll(toPublish.map((i) => this.toMessage(i)), { outbox: 'carts.checkout_outbox' });

@@ -50,8 +50,13 @@ describe('outbox relay decisions', () => {
   it('waits while the LWT may be in flight, then discards an intent whose LWT lost or never ran', () => {
     expect(decideIntent(intent, cart(), at(59_999), 60_000)).toBe('wait');
     expect(decideIntent(intent, on('k2'), at(60_001), 60_000)).toBe('discard');
-    expect(decideIntent(intent, cart(), at(60_001), 60_000)).toBe('discard');
+    expect(decideIntent(intent, on('k2', 'ordered'), at(60_001), 60_000)).toBe('discard');
     expect(decideIntent(intent, null, at(60_001), 60_000)).toBe('discard');
+  });
+
+  it('fences a cart still active after the grace before it discards: the LWT may yet land', () => {
+    expect(decideIntent(intent, cart(), at(60_001), 60_000)).toBe('fence');
+    expect(decideIntent(intent, cart({ status: 'abandoned' }), at(60_001), 60_000)).toBe('discard');
   });
 
   it('leaves fresh intents to the request that wrote them', () => {

@@ -3,6 +3,7 @@
  * and what the outbox relay does with an intent (ADR 0060).
  */
 import type { Cart, CheckoutSnapshot } from '../carts/cart';
+import { afterUnappliedLwt, intentDue } from '../carts/intent-age';
 import type { PricedProduct } from '../products/product';
 
 export type CheckoutRefusal =
@@ -46,23 +47,29 @@ export interface Intent {
   readonly cart_id: string;
 }
 
-export type IntentDecision = 'publish' | 'wait' | 'discard';
+export type IntentDecision = 'publish' | 'wait' | 'fence' | 'discard';
 
 /**
  * What the relay does with an outbox intent, given the cart as a SERIAL read sees it:
  * - the cart is on the intent's checkout → the LWT applied: publish (again, at worst; orders
  *   derives the order id from the checkout id, so a duplicate creates nothing);
  * - otherwise, while the LWT may still be in flight (younger than the grace period) → wait;
- * - after the grace period → the LWT lost, or the process died before running it: discard.
+ * - after the grace period, a cart still active → fence: move the cart past the revision the LWT
+ *   was read at (`CartsRepository.fence`), then discard. The grace is a guess, not a bound: a
+ *   request can stall between its intent and its LWT, and an LWT can apply after its client timed
+ *   out; once fenced, that LWT finds another revision and fails, and its request starts over;
+ * - after the grace period, a cart in any other state (or gone) → discard: the LWT needs the
+ *   revision it read, when the cart was active, and a revision is never written twice.
  */
 export function decideIntent(intent: Intent, cart: Cart | null, now: Date, graceMs: number): IntentDecision {
   if (cart?.checkout?.checkout_id === intent.checkout_id) return 'publish';
-  return now.getTime() - intent.created_at.getTime() > graceMs ? 'discard' : 'wait';
+  const next = afterUnappliedLwt(intent.created_at, cart, now, graceMs);
+  return next === 'drop' ? 'discard' : next;
 }
 
 /** Intents younger than `minAgeMs` are left to the request that wrote them (it publishes itself). */
 export function dueForRelay(intent: Intent, now: Date, minAgeMs: number): boolean {
-  return now.getTime() - intent.created_at.getTime() >= minAgeMs;
+  return intentDue(intent.created_at, now, minAgeMs);
 }
 
 /** Stable outbox partition of a checkout: FNV-1a of its id, finished with murmur3's fmix32 so low bits mix. */

@@ -9,7 +9,7 @@ import { MergeIntentsRepository } from '../merge/merge-intents.repository';
 import { MergeRelay } from '../merge/merge-relay';
 import { MergeService } from '../merge/merge.service';
 import { CartsChild } from '../test/child';
-import { CartsHarness, oid, sleep, type Who } from '../test/harness';
+import { CartsHarness, oid, RELAYS_RUN_BY_THE_TEST, sleep, type Who } from '../test/harness';
 import { CheckoutRelay } from './checkout-relay';
 import { CheckoutOutboxRepository } from './checkout.repository';
 import { RelayBoundsRepository } from './relay-bounds.repository';
@@ -71,16 +71,7 @@ class RelayReads {
  * against the real Cassandra and Kafka.
  */
 describe('carts relays: reads bounded in time (real Cassandra)', () => {
-  // Passes are run by the test (the loops tick once a minute); rows are due at once and expire after 0.5 s.
-  const h = new CartsHarness({
-    CHECKOUT_RELAY_INTERVAL_MS: '60000',
-    MERGE_RELAY_INTERVAL_MS: '60000',
-    CHECKOUT_RELAY_MIN_AGE_MS: '0',
-    CHECKOUT_INTENT_GRACE_MS: '500',
-    MERGE_RELAY_MIN_AGE_MS: '0',
-    MERGE_INTENT_GRACE_MS: '500',
-    RELAY_LOOKBACK_MS: '1000',
-  });
+  const h = new CartsHarness({ ...RELAYS_RUN_BY_THE_TEST, RELAY_LOOKBACK_MS: '1000' });
   let db: Client;
 
   beforeAll(async () => {

@@ -62,10 +62,10 @@ export class MergeRelay implements OnApplicationBootstrap, OnApplicationShutdown
       const gone = new Set<MergeIntent>();
       for (const intent of intents) {
         if (!dueForMergeRelay(intent, now, this.config.MERGE_RELAY_MIN_AGE_MS)) continue;
-        // SERIAL: completes an LWT in flight, so "not merging on this intent" is final once the grace has passed.
+        // SERIAL: completes an LWT in flight; one not yet proposed is stopped by the fence (decideMergeIntent).
         const guest = await this.carts.get(intent.guest_cart_id, { serial: true });
         const decision = decideMergeIntent(intent, guest, now, this.config.MERGE_INTENT_GRACE_MS);
-        if (decision === 'forget') gone.add(intent);
+        if (decision === 'forget' || (decision === 'fence' && guest && (await this.carts.fence(guest)))) gone.add(intent);
         if (decision !== 'complete' || !guest?.merge) continue;
         try {
           // Completing deletes the intent row; a merge waiting for a checkout stays for the next pass.

@@ -172,9 +172,10 @@ describe('merge relay decisions', () => {
     ).toBe('forget');
   });
 
-  it('waits while the LWT may be in flight, then forgets an intent whose LWT lost or never ran', () => {
+  it('waits while the LWT may be in flight, then forgets an intent whose LWT lost or never ran, fencing an active guest cart first', () => {
     expect(decideMergeIntent(row, guestCart(), at(999), 1000)).toBe('wait');
-    expect(decideMergeIntent(row, guestCart(), at(1001), 1000)).toBe('forget');
+    expect(decideMergeIntent(row, guestCart(), at(1001), 1000)).toBe('fence');
+    expect(decideMergeIntent(row, { ...guestCart(), status: 'abandoned' }, at(1001), 1000)).toBe('forget');
     expect(decideMergeIntent(row, null, at(1001), 1000)).toBe('forget');
   });
 

@@ -16,6 +16,7 @@ import {
   MAX_LINE_QTY,
   type MergeRecord,
 } from '../carts/cart';
+import { afterUnappliedLwt, intentDue } from '../carts/intent-age';
 import type { PricedProduct } from '../products/product';
 
 /**
@@ -146,13 +147,15 @@ export interface MergeIntent {
   readonly guest_cart_id: string;
 }
 
-export type MergeIntentDecision = 'complete' | 'forget' | 'wait';
+export type MergeIntentDecision = 'complete' | 'forget' | 'fence' | 'wait';
 
 /**
  * What the merge relay does with an intent row, given the guest cart as a SERIAL read sees it:
  * - merging on this very intent → complete it (a crash stopped it between the writes);
  * - merged, or merging on another request's intent → forget the row (that merge has its own row);
- * - anything else while the LWT may still be in flight (younger than the grace) → wait; after → forget.
+ * - anything else while the LWT may still be in flight (younger than the grace) → wait; after, an
+ *   active guest cart is fenced first (its LWT may still land late: see `decideIntent`), anything
+ *   else is forgotten.
  */
 export function decideMergeIntent(
   intent: MergeIntent,
@@ -164,12 +167,13 @@ export function decideMergeIntent(
   if (guest?.status === 'merging' && guest.merge) {
     return Date.parse(guest.merge.started_at) === intent.created_at.getTime() ? 'complete' : 'forget';
   }
-  return now.getTime() - intent.created_at.getTime() > graceMs ? 'forget' : 'wait';
+  const next = afterUnappliedLwt(intent.created_at, guest, now, graceMs);
+  return next === 'drop' ? 'forget' : next;
 }
 
 /** Intents younger than `minAgeMs` are left to the request that wrote them. */
 export function dueForMergeRelay(intent: MergeIntent, now: Date, minAgeMs: number): boolean {
-  return now.getTime() - intent.created_at.getTime() >= minAgeMs;
+  return intentDue(intent.created_at, now, minAgeMs);
 }
 
 /** Merge intents are few (one per login with a guest cart): a handful of partitions, found by hash of the guest cart id. */

@@ -269,6 +269,16 @@ export class CartsHarness {
   }
 }
 
+/** Relays whose passes the test runs (the loops tick once a minute): intents are due at once and past their grace after 0.5 s. */
+export const RELAYS_RUN_BY_THE_TEST: Readonly<Record<string, string>> = {
+  CHECKOUT_RELAY_INTERVAL_MS: '60000',
+  MERGE_RELAY_INTERVAL_MS: '60000',
+  CHECKOUT_RELAY_MIN_AGE_MS: '0',
+  CHECKOUT_INTENT_GRACE_MS: '500',
+  MERGE_RELAY_MIN_AGE_MS: '0',
+  MERGE_INTENT_GRACE_MS: '500',
+};
+
 export const oid = (n: number): string => n.toString(16).padStart(24, '0');
 const CATEGORY = oid(0xca7);
 const CREATED = '2026-11-21T10:00:00.000Z';
