@@ -23,6 +23,7 @@
  *                                     each — the reproducibility check: a figure counts when the runs agree within ±20 %)
  *   npm run bench:checkout -- --partitions=12   (every saga topic with 12 partitions instead of the registry's 3)
  *   npm run bench:checkout -- --cpu-prof=/tmp/prof   (the services under node --cpu-prof; profiles written when they stop)
+ *   npm run bench:checkout -- --log-level=info   (the services at their default log level; the bench runs them at warn)
  *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
  *                                     (a quick check run; never overwrites the committed results)
  *   npm run bench:checkout -- --topology=cluster   (root: the same levels on the cluster topology of issue 32 —
@@ -48,9 +49,9 @@ import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
 import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, infraServerPid, treeCpuSeconds } from '@mw/testing';
-import { type Counters, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
+import { type ApplyCounters, applyCountersOf, applyPerCheckout, commandsPerCheckout, type Counters, hostsOf, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 import { floorLoop } from './floor';
-import { oplogBetween, oplogEnd, perCheckoutOf } from './oplog';
+import { byCollectionPerCheckout, oplogBetween, oplogByCollection, oplogEnd, perCheckoutOf } from './oplog';
 
 const ROOT = join(__dirname, '../../..');
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -71,6 +72,12 @@ const OUT = arg('out') ?? join(__dirname, CLUSTER ? 'results-cluster.json' : 're
 const CPU_PROF_DIR = arg('cpu-prof');
 /** `--dist=<dir>`: run the services' bundles from another build (an A/B against an earlier commit's `dist/`); not rebuilt. */
 const DIST = arg('dist');
+/**
+ * `--log-level=<level>` (default warn): the services' LOG_LEVEL. `info` is the services' default
+ * and the compose stack's; warn keeps a CPU figure free of log volume. Each level reports the log
+ * lines per checkout each service wrote (`log_lines_per_checkout`) either way.
+ */
+const LOG_LEVEL = arg('log-level') ?? 'warn';
 const LEVEL_BUDGET_MS = 120_000;
 /** A customer's token is renewed before a level unless it stays valid this long (the level and its trailing work). */
 const TOKEN_VALID_FOR_MS = LEVEL_BUDGET_MS + 60_000;
@@ -146,6 +153,12 @@ function infraVersions(): string[] {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Newlines in a chunk of a child's output. */
+function countLines(chunk: Buffer): number {
+  let n = 0;
+  for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+  return n;
+}
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const round = (n: number, d = 1) => Number(n.toFixed(d));
 
@@ -300,6 +313,7 @@ async function main(): Promise<void> {
           ? 'cluster (ADR 0062): 3 Kafka brokers (KRaft, topics RF 3, min ISR 2), 3 Cassandra nodes (keyspace RF 3, LOCAL_QUORUM), the 3-member replica set, each in a network namespace of its own on the bridge mw-br0 (198.18.0.0/24); the services on this host, over the bridge'
           : 'local: one Kafka broker, one Cassandra node, the replica set, all on 127.0.0.1',
         services: 'inventory, carts, orders: one process each from dist/apps/*/main.js (NODE_ENV=production, defaults except private names, lifted per-caller limits, simulator failures 0)',
+        log_level: LOG_LEVEL,
         // settings of the services given in the bench's environment (an A/B of a tuning knob): none for the defaults
         service_settings: tuningSettings(),
         ...(DIST ? { bundles: DIST } : {}),
@@ -386,7 +400,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
   const keyspace = `carts_${run}`.slice(0, 48);
   const ports: Record<Service, number> = { inventory: 0, carts: 0, orders: 0 };
   for (const s of Object.keys(ports) as Service[]) ports[s] = 20_000 + Math.floor(Math.random() * 20_000);
-  const base = { ...process.env, ...infra, NODE_ENV: 'production', LOG_LEVEL: 'warn', KAFKA_TOPIC_PARTITIONS: String(PARTITIONS), RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000', CARTS_MAX_ACTIVE_PER_OWNER: '10000' };
+  const base = { ...process.env, ...infra, NODE_ENV: 'production', LOG_LEVEL, KAFKA_TOPIC_PARTITIONS: String(PARTITIONS), RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_GUEST_SESSIONS_PER_HOUR: '1000000', CARTS_MAX_ACTIVE_PER_OWNER: '10000' };
   const settings: Record<Service, Record<string, string>> = {
     inventory: { MONGO_DB: dbs.inventory, KAFKA_GROUP_ID: `inventory-${run}`, INVENTORY_COMMANDS_TOPIC: topics.commands, INVENTORY_EVENTS_TOPIC: topics.events },
     carts: {
@@ -415,6 +429,15 @@ async function measure(infra: Record<string, string>, members: number, run: stri
   const logDir = join(ROOT, 'dist', 'bench-logs', run);
   mkdirSync(logDir, { recursive: true });
   const mongo = await createMongoClient(infra['MONGO_URL']!).connect();
+  // each member on its own (direct) connection: its oplog application counters (metrics.repl.apply), per checkout
+  const memberClients = new Map<string, MongoClient>();
+  for (const host of CLUSTER ? [] : hostsOf(infra['MONGO_URL']!))
+    memberClients.set(host, await createMongoClient(`mongodb://${host}/?directConnection=true`).connect());
+  const applyCounters = async (): Promise<Record<string, ApplyCounters>> => {
+    const out: Record<string, ApplyCounters> = {};
+    for (const [host, client] of memberClients) out[host] = applyCountersOf(await client.db('admin').command({ serverStatus: 1 }));
+    return out;
+  };
   const cassandra = new CassandraClient({ contactPoints: infra['CASSANDRA_CONTACT_POINTS']!.split(','), localDataCenter: infra['CASSANDRA_LOCAL_DATACENTER'] ?? 'datacenter1' });
   await cassandra.connect();
   const contactPoints = infra['CASSANDRA_CONTACT_POINTS']!.split(',');
@@ -425,6 +448,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   const children = new Map<Service, ChildProcess>();
+  /** Lines each service wrote to stdout (pino: one JSON line per log record). */
+  const logLines: Record<Service, number> = { inventory: 0, carts: 0, orders: 0 };
   const consumers: Consumer[] = [];
   const stopServices = async (): Promise<void> => {
     await Promise.all(
@@ -443,6 +468,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const log = createWriteStream(join(logDir, `${s}.log`));
       child.stdout?.pipe(log);
       child.stderr?.pipe(log);
+      child.stdout?.on('data', (chunk: Buffer) => (logLines[s] += countLines(chunk)));
       children.set(s, child);
     }
     for (const s of children.keys()) await waitHttp(`http://127.0.0.1:${ports[s]}/health/ready`, 120_000, children.get(s)!);
@@ -601,14 +627,20 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const before = await counters();
       const cpuBefore = cpuOf(procs);
       const windowStarted = performance.now();
-      const serverBefore = (await mongo.db('admin').command({ serverStatus: 1 }))['opcounters'] as Record<string, number>;
+      const statusBefore = await mongo.db('admin').command({ serverStatus: 1 });
+      const serverBefore = statusBefore['opcounters'] as Record<string, number>;
       const oplogFrom = await oplogEnd(mongo);
+      const applyBefore = await applyCounters();
+      const linesBefore = { ...logLines };
       const { got, elapsed } = await checkoutAll(mine, concurrency);
       await sleep(1500); // trailing relay work of this level is counted with it
       const after = await counters();
       const cpuAfter = cpuOf(procs);
       const windowSeconds = (performance.now() - windowStarted) / 1000;
-      const serverAfter = (await mongo.db('admin').command({ serverStatus: 1 }))['opcounters'] as Record<string, number>;
+      const statusAfter = await mongo.db('admin').command({ serverStatus: 1 });
+      const serverAfter = statusAfter['opcounters'] as Record<string, number>;
+      const oplogTo = await oplogEnd(mongo);
+      const applyAfter = await applyCounters();
       const confirmed = got.filter((g) => g.outcome === 'OrderConfirmed').length;
       const lat = got.map((g) => g.latencyMs).sort((a, b) => a - b);
       const http = got.map((g) => g.httpMs).sort((a, b) => a - b);
@@ -629,8 +661,16 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         // the level's operations minus the idle services' (idle_per_s × the level's seconds), per checkout
         per_checkout: perCheckout([level], topicNames),
         // what the level's writes cost the replica set: oplog entries of the run's databases (transactions' applyOps included)
-        oplog_per_checkout: perCheckoutOf(await oplogBetween(mongo, oplogFrom, await oplogEnd(mongo), [dbs.inventory, dbs.orders]), got.length),
+        oplog_per_checkout: perCheckoutOf(await oplogBetween(mongo, oplogFrom, oplogTo, [dbs.inventory, dbs.orders]), got.length),
+        // the same by collection and operation (i, u, d): which writes carry the bytes
+        oplog_by_collection_per_checkout: byCollectionPerCheckout(await oplogByCollection(mongo, oplogFrom, oplogTo, { [dbs.inventory]: 'inventory', [dbs.orders]: 'orders' }), got.length),
+        // at --log-level (setup.log_level); the idle services' lines are not subtracted
+        log_lines_per_checkout: Object.fromEntries((Object.keys(logLines) as Service[]).map((k) => [k, round((logLines[k] - linesBefore[k]) / Math.max(1, got.length), 2)])),
         idle_per_s: roundCounters(idlePerS),
+        // round trips the primary served per checkout, by command (whole server: idle work included)
+        primary_commands_per_checkout: commandsPerCheckout(statusBefore, statusAfter, got.length),
+        // each secondary's oplog application per checkout: batches it applied (fetched, journalled, reported) and entries
+        secondary_apply_per_checkout: applyPerCheckout(applyBefore, applyAfter, got.length),
         mongod_opcounters_per_s_whole_server: Object.fromEntries(Object.keys(serverAfter).map((k) => [k, round(((serverAfter[k] ?? 0) - (serverBefore[k] ?? 0)) / elapsed)])),
       };
       console.log(JSON.stringify(row));
@@ -660,7 +700,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     } });
     const floorCpu = cpuDelta(floorCpuFrom, cpuOf(procs), 1 / floorRun.checkouts);
     const floorCpuTotal = round(Object.entries(floorCpu).filter(([k]) => !(k in ports)).reduce((n, [, v]) => n + v, 0), 4);
-    const floor = { ...floorRun, cpu_seconds_per_checkout: { ...floorCpu, total: floorCpuTotal }, oplog_per_checkout: perCheckoutOf(await oplogBetween(mongo, floorOplogFrom, await oplogEnd(mongo), [`floor_${run}`]), floorRun.checkouts) };
+    const floorOplogTo = await oplogEnd(mongo);
+    const floor = { ...floorRun, cpu_seconds_per_checkout: { ...floorCpu, total: floorCpuTotal }, oplog_per_checkout: perCheckoutOf(await oplogBetween(mongo, floorOplogFrom, floorOplogTo, [`floor_${run}`]), floorRun.checkouts), oplog_by_collection_per_checkout: byCollectionPerCheckout(await oplogByCollection(mongo, floorOplogFrom, floorOplogTo, { [`floor_${run}`]: 'floor' }), floorRun.checkouts) };
     console.log(JSON.stringify({ floor }));
     const bestRow = rows.reduce((a, b) => ((b['confirmed_per_s'] as number) > (a['confirmed_per_s'] as number) ? b : a));
     const servicesCpu = (bestRow['cpu_seconds_per_checkout'] as Record<string, number>)['total_servers_and_services']!;
@@ -673,6 +714,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     for (const db of Object.values(dbs)) await mongo.db(db).dropDatabase().catch(() => undefined);
     await cassandra.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`).catch(() => undefined);
     for (const client of cassandraNodes) if (client !== cassandra) await client.shutdown().catch(() => undefined);
+    for (const client of memberClients.values()) await client.close().catch(() => undefined);
     await cassandra.shutdown();
     await mongo.close();
   }

@@ -88,3 +88,64 @@ export function perCheckout(levels: readonly LevelCounts[], topics: readonly str
   }
   return roundCounters(diffCounters(zeroCounters, net, topics, 1 / Math.max(1, checkouts)));
 }
+
+/** The commands whose count says how many round trips a checkout costs the primary: the clients' reads and writes, and replication's getMore and replSetUpdatePosition. */
+export const PRIMARY_COMMANDS = ['insert', 'update', 'delete', 'find', 'getMore', 'findAndModify', 'aggregate', 'commitTransaction', 'abortTransaction', 'replSetUpdatePosition'] as const;
+
+/**
+ * Commands the primary served between two `serverStatus` answers (`metrics.commands.<name>.total`),
+ * per checkout: every command is one round trip, so this counts what the write groups' fill does to
+ * the replica set (a getMore is mostly a secondary tailing the oplog, a replSetUpdatePosition its
+ * acknowledgement). Whole server: the idle services' polls are included.
+ */
+export function commandsPerCheckout(before: Record<string, unknown>, after: Record<string, unknown>, checkouts: number): Record<string, number> {
+  const total = (status: Record<string, unknown>, name: string): number => {
+    const commands = (status['metrics'] as { commands?: Record<string, { total?: unknown }> } | undefined)?.commands;
+    return Number(commands?.[name]?.total ?? 0);
+  };
+  const n = Math.max(1, checkouts);
+  const out: Record<string, number> = {};
+  let all = 0;
+  for (const name of PRIMARY_COMMANDS) {
+    const d = (total(after, name) - total(before, name)) / n;
+    all += d;
+    out[name] = round(d, 2);
+  }
+  out['all'] = round(all, 2);
+  return out;
+}
+
+/** A member's oplog application so far (`serverStatus().metrics.repl.apply`); zero on a primary that never applied as a secondary. */
+export interface ApplyCounters {
+  readonly secondary: boolean;
+  readonly batches: number;
+  readonly ops: number;
+}
+
+export function applyCountersOf(status: Record<string, unknown>): ApplyCounters {
+  const repl = status['repl'] as { secondary?: unknown } | undefined;
+  const apply = (status['metrics'] as { repl?: { apply?: { batches?: { num?: unknown }; ops?: unknown } } } | undefined)?.repl?.apply;
+  return { secondary: repl?.secondary === true, batches: Number(apply?.batches?.num ?? 0), ops: Number(apply?.ops ?? 0) };
+}
+
+/**
+ * Per secondary, the batches it applied and the entries in them between two readings, per checkout:
+ * each batch is one fetch, one apply, one journal write and one position report, so this counts
+ * the replication work the write groups cause, where the primary's getMore count cannot (exhaust cursors).
+ */
+export function applyPerCheckout(before: Record<string, ApplyCounters>, after: Record<string, ApplyCounters>, checkouts: number): Record<string, { batches: number; entries: number }> {
+  const n = Math.max(1, checkouts);
+  const out: Record<string, { batches: number; entries: number }> = {};
+  for (const [host, b] of Object.entries(after)) {
+    const a = before[host];
+    if (!a || !b.secondary || !a.secondary) continue;
+    out[host] = { batches: round((b.batches - a.batches) / n, 2), entries: round((b.ops - a.ops) / n, 2) };
+  }
+  return out;
+}
+
+/** The host:port list of a MongoDB connection string (`mongodb://h1:p1,h2:p2/?…`, credentials ignored). */
+export function hostsOf(url: string): string[] {
+  const m = /^mongodb:\/\/(?:[^@/]*@)?([^/?]+)/.exec(url);
+  return m ? m[1]!.split(',').filter((h) => h.length > 0) : [];
+}

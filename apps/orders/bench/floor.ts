@@ -8,9 +8,10 @@
  *   inventory  the hold on each line's stock document and the reservation (lines + 1 documents),
  *              StockReserved, StockLevelChanged
  *   orders     the PSP's authorize and capture (latency, 20–150 ms each, as the simulator) and the
- *              payment recorded with the order's transition (one document), CommitStock
- *   inventory  the sale on each stock document and the reservation's end (lines + 1), StockCommitted
- *   orders     CONFIRMED (one document), OrderConfirmed
+ *              payment recorded with CONFIRMED in one transition (one document), the sale
+ *              (CommitStock) and OrderConfirmed sent together (ADR 0015 §3)
+ *   then, side by side:
+ *   inventory  the sale on each stock document and the reservation's end (lines + 1), StockLevelChanged
  *   carts      the cart's LWT (checking_out → ordered), the user's lookup and activity rows
  *
  * Each stage is group-committed as the services' batch consumers do: while a stage's write is in
@@ -28,9 +29,9 @@ import { GroupCommit } from '@mw/platform';
 
 /** One checkout's minimum, per store; the module comment says where each comes from. */
 export const FLOOR_PER_CHECKOUT = {
-  /** order insert, holds (2 lines) + reservation, payment with the transition, sales (2 lines) + reservation end, CONFIRMED */
-  mongoDocuments: 1 + 3 + 1 + 3 + 1,
-  kafkaMessages: 9,
+  /** order insert, holds (2 lines) + reservation, payment with CONFIRMED, sales (2 lines) + reservation end */
+  mongoDocuments: 1 + 3 + 1 + 3,
+  kafkaMessages: 8,
   cassandraLwt: 2,
   /** the intent, the lookup row, two activity rows */
   cassandraWrites: 4,
@@ -90,7 +91,7 @@ export async function floorLoop(i: FloorInput): Promise<FloorResult> {
     checkout: ['CheckoutRequested'],
     orders: ['OrderCreated', 'OrderConfirmed'],
     commands: ['ReserveStock', 'CommitStock'],
-    events: ['StockReserved', 'StockLevelChanged', 'StockCommitted', 'StockLevelChanged'],
+    events: ['StockReserved', 'StockLevelChanged', 'StockLevelChanged'],
   };
   const consumedPerCheckout = (Object.keys(plan) as StageTopic[]).reduce(
     (n, t) => n + plan[t].length * TOPICS[t],
@@ -223,7 +224,7 @@ export async function floorLoop(i: FloorInput): Promise<FloorResult> {
           { topic: 'events', type: 'StockReserved' },
           { topic: 'events', type: 'StockLevelChanged' },
         ]);
-        // orders: the PSP's two calls, the payment with the transition, CommitStock
+        // orders: the PSP's two calls, the payment with CONFIRMED, the sale and OrderConfirmed together
         await sleep(20 + Math.random() * 130);
         await sleep(20 + Math.random() * 130);
         await orderWrites.add([
@@ -231,50 +232,46 @@ export async function floorLoop(i: FloorInput): Promise<FloorResult> {
             updateOne: {
               filter: { _id: id, version: 1 },
               update: {
-                $set: { status: 'COMMITTING', payment: { authorized: true, captured: true } },
+                $set: { status: 'CONFIRMED', payment: { authorized: true, captured: true } },
                 $inc: { version: 1 },
               },
             },
           },
         ]);
-        await send.add([{ topic: 'commands', type: 'CommitStock' }]);
-        // inventory: the sale and the reservation's end
-        await Promise.all([
-          stockWrites.add(
-            lines.map((p) => ({
-              updateOne: { filter: { _id: p }, update: { $inc: { reserved: -1, sold: 1 } } },
-            })),
-          ),
-          reservationWrites.add([
-            {
-              updateOne: {
-                filter: { _id: id, status: 'RESERVED' },
-                update: { $set: { status: 'COMMITTED' } },
-              },
-            },
-          ]),
-        ]);
         await send.add([
-          { topic: 'events', type: 'StockCommitted' },
-          { topic: 'events', type: 'StockLevelChanged' },
+          { topic: 'commands', type: 'CommitStock' },
+          { topic: 'orders', type: 'OrderConfirmed' },
         ]);
-        // orders: CONFIRMED
-        await orderWrites.add([
-          {
-            updateOne: {
-              filter: { _id: id, version: 2 },
-              update: { $set: { status: 'CONFIRMED' }, $inc: { version: 1 } },
-            },
-          },
+        await Promise.all([
+          // inventory: the sale and the reservation's end, answered by nobody (only the level changes)
+          (async () => {
+            await Promise.all([
+              stockWrites.add(
+                lines.map((p) => ({
+                  updateOne: { filter: { _id: p }, update: { $inc: { reserved: -1, sold: 1 } } },
+                })),
+              ),
+              reservationWrites.add([
+                {
+                  updateOne: {
+                    filter: { _id: id, status: 'RESERVED' },
+                    update: { $set: { status: 'COMMITTED' } },
+                  },
+                },
+              ]),
+            ]);
+            await send.add([{ topic: 'events', type: 'StockLevelChanged' }]);
+          })(),
+          // carts: the outcome's LWT, the lookup row and the activity rows
+          (async () => {
+            await cql(`UPDATE ${ks}.carts SET status = 'ordered' WHERE id = ? IF status = 'checking_out'`, [id]);
+            await Promise.all(
+              [`${id}-lookup`, `${id}-a1`, `${id}-a2`].map((row) =>
+                cql(`INSERT INTO ${ks}.rows (id, body) VALUES (?, ?)`, [row, body]),
+              ),
+            );
+          })(),
         ]);
-        await send.add([{ topic: 'orders', type: 'OrderConfirmed' }]);
-        // carts: the outcome's LWT, the lookup row and the activity rows
-        await cql(`UPDATE ${ks}.carts SET status = 'ordered' WHERE id = ? IF status = 'checking_out'`, [id]);
-        await Promise.all(
-          [`${id}-lookup`, `${id}-a1`, `${id}-a2`].map((row) =>
-            cql(`INSERT INTO ${ks}.rows (id, body) VALUES (?, ?)`, [row, body]),
-          ),
-        );
       }
     }),
   );

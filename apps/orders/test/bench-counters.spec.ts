@@ -1,4 +1,4 @@
-import { type Counters, perCheckout } from '../bench/counters';
+import { applyCountersOf, applyPerCheckout, commandsPerCheckout, type Counters, hostsOf, perCheckout } from '../bench/counters';
 
 /**
  * bench:checkout's operations per checkout (issue 22 item 13): whole-database deltas include the
@@ -34,5 +34,33 @@ describe('bench:checkout operations per checkout (issue 22 item 13)', () => {
       cassandra: { writes: 0, reads: 2 },
       kafka: { orders: 4 },
     });
+  });
+});
+
+describe("bench:checkout's primary commands per checkout (issue 31)", () => {
+  const status = (commands: Record<string, number>) => ({ metrics: { commands: Object.fromEntries(Object.entries(commands).map(([k, v]) => [k, { failed: 0, total: v }])) } });
+  it('divides each command\'s delta by the checkouts and sums them; a command absent on one side counts from zero', () => {
+    const got = commandsPerCheckout(
+      status({ insert: 10, update: 100, getMore: 1000, replSetUpdatePosition: 50 }),
+      status({ insert: 30, update: 300, getMore: 1400, replSetUpdatePosition: 250, commitTransaction: 100, hello: 999 }),
+      100,
+    );
+    expect(got).toMatchObject({ insert: 0.2, update: 2, getMore: 4, replSetUpdatePosition: 2, commitTransaction: 1, find: 0 });
+    expect(got['all']).toBe(9.2);
+    expect(got).not.toHaveProperty('hello');
+  });
+});
+
+describe("bench:checkout's oplog application per secondary (issue 31)", () => {
+  const status = (secondary: boolean, batches: number, ops: number) => ({ repl: { secondary }, metrics: { repl: { apply: { batches: { num: batches, totalMillis: 0 }, ops } } } });
+  it('counts batches and entries per checkout on the members that were secondaries at both readings', () => {
+    const before = { a: applyCountersOf(status(true, 100, 1000)), b: applyCountersOf(status(false, 0, 0)), c: applyCountersOf(status(true, 50, 400)) };
+    const after = { a: applyCountersOf(status(true, 400, 2600)), b: applyCountersOf(status(false, 0, 0)), c: applyCountersOf(status(false, 50, 400)) };
+    expect(applyPerCheckout(before, after, 100)).toEqual({ a: { batches: 3, entries: 16 } });
+  });
+  it('reads the hosts of a connection string, with or without credentials and options', () => {
+    expect(hostsOf('mongodb://127.0.0.1:27217,127.0.0.1:27218/?replicaSet=rs0')).toEqual(['127.0.0.1:27217', '127.0.0.1:27218']);
+    expect(hostsOf('mongodb://u:p@h1:1/db')).toEqual(['h1:1']);
+    expect(hostsOf('mongodb+srv://x')).toEqual([]);
   });
 });
