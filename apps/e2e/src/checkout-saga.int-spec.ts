@@ -265,11 +265,11 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     expect((await ops(orderId, 'void')).map((o) => o.outcome.status)).toEqual(['voided']);
   });
 
-  it('reservation expires before the commit → captured money refunded, order CANCELLED (COMMIT_FAILED), stock back', async () => {
-    // The orders config refuses a hold shorter than the payment wait (ADR 0050), so the hold cannot
-    // run out during a normal payment. What does let it run out: inventory stalls. The inventory
-    // process is SIGSTOPped the moment it has answered StockReserved and resumed after the hold, so
-    // the CommitStock that orders sends right after the capture reaches it too late.
+  it('reservation expires before the sale lands → the confirmed order is refunded and CANCELLED (COMMIT_FAILED after confirmation), stock back', async () => {
+    // The payment deadline ends a commit window before the hold does (ADR 0015 §3), so the hold
+    // cannot run out under a normal confirmation. What does let it run out: inventory stalls. The
+    // inventory process is SIGSTOPped the moment it has answered StockReserved and resumed after
+    // the hold, so the sale (CommitStock) sent with the confirmation reaches it too late.
     const p = await product('990.00', 5);
     const cartId = await cart(customer(0), [[p, 2]]);
     const inventory = s.pid('inventory');
@@ -283,20 +283,23 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     try {
       const { orderId } = await checkout(cartId);
       await waitFor(async () => stoppedAt > 0, 30_000, 'StockReserved');
-      const committing = await waitFor(async () => {
+      const confirmed = await waitFor(async () => {
         const r = await s.http<OrderBody>('orders', 'GET', `/orders/${orderId}`, undefined, {}, 'sue');
-        return r.body.state === 'COMMITTING' ? r.body : undefined;
-      }, 15_000, 'order COMMITTING (captured, CommitStock sent)');
-      expect(committing.payment.captured).toBe(true);
+        return r.body.state === 'CONFIRMED' ? r.body : undefined;
+      }, 15_000, 'order CONFIRMED (captured, its sale sent)');
+      expect(confirmed.payment.captured).toBe(true);
       await new Promise((r) => setTimeout(r, Math.max(0, stoppedAt + HOLD_SECONDS * 1000 + 1000 - Date.now())));
       process.kill(inventory, 'SIGCONT');
 
-      const order = await terminal(orderId, 30_000);
+      const order = await waitFor(async () => {
+        const r = await s.http<OrderBody>('orders', 'GET', `/orders/${orderId}`, undefined, {}, 'sue');
+        return r.body.state === 'CANCELLED' ? r.body : undefined;
+      }, 30_000, 'the confirmed order CANCELLED');
       expect(order).toMatchObject({ state: 'CANCELLED', reason: 'COMMIT_FAILED', payment: { captured: true, reversed: 'refunded' } });
       expect(order.history.map((h) => h.event)).toEqual(expect.arrayContaining(['StockCommitFailed', 'PaymentReversed']));
       expect((await reservation(orderId)).status).toBe('expired');
       await stockIs(p, { available: 5, reserved: 0, committed: 0 });
-      await cartStatus(cartId, 'active');
+      await cartStatus(cartId, 'ordered'); // it was ordered when the order was confirmed; a later cancel keeps it so
       expect((await ops(orderId, 'capture')).map((o) => o.outcome.status)).toEqual(['captured']);
       expect((await ops(orderId, 'refund')).map((o) => o.outcome.status)).toEqual(['refunded']);
     } finally {
@@ -331,7 +334,8 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     // After it finished: every original message of this saga again, shuffled, twice.
     const saga = s.recorded.filter((m) => m.at >= since && belongs(m, { orderId, cartId, productId: p }));
     const types = new Set(saga.map((m) => m.type));
-    for (const t of ['CheckoutRequested', 'OrderCreated', 'ReserveStock', 'StockReserved', 'CommitStock', 'StockCommitted', 'OrderConfirmed']) expect(types).toContain(t);
+    for (const t of ['CheckoutRequested', 'OrderCreated', 'ReserveStock', 'StockReserved', 'CommitStock', 'OrderConfirmed']) expect(types).toContain(t);
+    expect(types).not.toContain('StockCommitted'); // the confirmed order's sale is answered only when it fails
     await s.republish(shuffle([...saga, ...saga]));
     await s.drained();
     await new Promise((r) => setTimeout(r, 500)); // outbox relays publish whatever a copy might have caused

@@ -250,11 +250,12 @@ export class Stack {
           ORDERS_EVENTS_TOPIC: this.topics.orders,
           INVENTORY_COMMANDS_TOPIC: this.topics.commands,
           INVENTORY_EVENTS_TOPIC: this.topics.events,
-          // Short deadlines so the deadline cases end in seconds; the hold outlives the payment wait (config rule).
+          // Short deadlines so the deadline cases end in seconds; the hold outlives the payment wait
+          // (config rule) by more than the commit window, so the payment wait stays the deadline.
           STOCK_HOLD_SECONDS: String(HOLD_SECONDS),
           SAGA_STOCK_TIMEOUT_MS: '5000',
           SAGA_PAYMENT_TIMEOUT_MS: String(PAYMENT_TIMEOUT_MS),
-          SAGA_COMMIT_TIMEOUT_MS: '3000',
+          SAGA_COMMIT_TIMEOUT_MS: String(COMMIT_WINDOW_MS),
           SAGA_CANCEL_TIMEOUT_MS: '5000',
           SAGA_SWEEP_INTERVAL_MS: '200',
           OUTBOX_POLL_MS: '50',
@@ -548,5 +549,7 @@ export class Stack {
 
 export const HOLD_SECONDS = 6;
 export const PAYMENT_TIMEOUT_MS = 4000;
+/** The commit window (ADR 0015 §3): the payment deadline is min(4 s, 6 s − 1.5 s), the payment wait. */
+export const COMMIT_WINDOW_MS = 1500;
 
 export const newId = (): string => randomUUID();

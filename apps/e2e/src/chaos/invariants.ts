@@ -218,11 +218,14 @@ const SOLD = new Set(['CONFIRMED', 'DELIVERING', 'COMPLETED']);
 /** Confirmed at some point: its cart was ordered for good, even if the customer cancelled the order afterwards. */
 const everConfirmed = (o: OrderRow): boolean => o.saga.history.some((h) => h.to === 'CONFIRMED');
 /**
- * Sold by inventory at some point: confirmed, or cancelled by its customer while the commit was in
- * flight (COMMITTING → CANCELLING on StockCommitted: the sale happened and is undone, never CONFIRMED).
+ * Sold by inventory at some point: confirmed and its sale not failed (the sale rides with the
+ * confirmation and is answered only when it fails, ADR 0015 §3), or — an order of the earlier saga —
+ * cancelled by its customer while the commit was in flight (COMMITTING → CANCELLING on
+ * StockCommitted: the sale happened and is undone, never CONFIRMED).
  */
 const everSold = (o: OrderRow): boolean =>
-  o.saga.history.some((h) => h.to === 'CONFIRMED' || h.event === 'StockCommitted');
+  o.saga.history.some((h) => h.event === 'StockCommitted') ||
+  (o.saga.history.some((h) => h.to === 'CONFIRMED') && !o.saga.history.some((h) => h.event === 'StockCommitFailed'));
 /** The PSP operations that move money or close an authorization, with the outcome that says they did. */
 const EFFECTIVE: Readonly<Record<string, string>> = {
   capture: 'captured',

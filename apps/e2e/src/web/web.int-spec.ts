@@ -312,9 +312,9 @@ describe('web app in a browser (storefront → Keycloak sign-in → merge → ch
       .getByText('CONFIRMED', { exact: true })
       .waitFor({ timeout: 60_000 });
     const timeline = page.getByTestId('timeline');
-    for (const step of ['AWAITING_PAYMENT', 'COMMITTING', 'CONFIRMED'])
+    for (const step of ['AWAITING_PAYMENT', 'CONFIRMED'])
       await timeline.getByText(step, { exact: true }).first().waitFor();
-    await timeline.getByText('StockCommitted').waitFor();
+    await timeline.getByText('PaymentCaptured').waitFor();
     await shot(page, 'order-timeline');
 
     // the page's order is the user's order in the orders service
