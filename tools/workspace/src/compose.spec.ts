@@ -28,8 +28,11 @@ const apps = ['catalog', 'catalog-projector', 'inventory', 'carts', 'orders'];
 
 describe('docker-compose.yml', () => {
   it('runs MongoDB as a 3-member replica set, Kafka in KRaft mode and Cassandra 5', () => {
-    for (const member of ['mongodb', 'mongodb-2', 'mongodb-3'])
+    for (const member of ['mongodb', 'mongodb-2', 'mongodb-3']) {
       expect(services[member]?.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+      // as tools/infra runs them: an abandoned transaction is reaped in seconds (ADR 0015 §7)
+      expect(services[member]?.command).toEqual(expect.arrayContaining(['--setParameter', 'transactionLifetimeLimitSeconds=5']));
+    }
     const init = JSON.stringify(services['mongodb']?.healthcheck);
     for (const host of ['mongodb:27017', 'mongodb-2:27017', 'mongodb-3:27017']) expect(init).toContain(host);
     for (const app of ['catalog', 'inventory', 'orders'])

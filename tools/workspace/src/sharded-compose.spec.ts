@@ -56,7 +56,7 @@ describe('docker-compose.sharded.yml', () => {
       expect(members(shard)).toHaveLength(3);
       for (const n of members(shard))
         expect(merged(n).command).toEqual(
-          expect.arrayContaining(['--shardsvr', '--wiredTigerCacheSizeGB', '0.25']),
+          expect.arrayContaining(['--shardsvr', '--wiredTigerCacheSizeGB', '0.25', '--setParameter', 'transactionLifetimeLimitSeconds=5']),
         );
     }
     expect(merged('mongos').command).toEqual(
