@@ -15,6 +15,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureInfra, loadConfig } from '@mw/infra';
 import { describeDropped, resourceServers, sweepTestResources } from '@mw/testing';
+import { runVerdict } from './test-verdict';
 
 interface ProjectResult {
   project: string;
@@ -89,7 +90,9 @@ async function main(): Promise<number> {
     console.error('[test] skipped tests are failures in this project');
     return 1;
   }
-  return nx.status === 0 && failed === 0 && results.length > 0 ? 0 : 1;
+  const verdict = runVerdict(nx.status, failed, results.length);
+  if (verdict) console.error(`[test] FAILED: ${verdict}`);
+  return verdict ? 1 : 0;
 }
 
 main().then(
