@@ -133,6 +133,13 @@ function tuningSettings(): Record<string, string> {
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(KAFKA_CONSUMER_|OUTBOX_|SAGA_|PAYMENT_|INVENTORY_|CARTS_|RELAY_|CHECKOUT_)/.test(e[0]) && e[1] !== undefined).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** The replica set's settings that move what a checkout costs, as the primary reports them (ADR 0015 §8). */
+async function mongodParameters(mongo: MongoClient): Promise<Record<string, unknown>> {
+  const names = ['oplogBatchDelayMillis', 'transactionLifetimeLimitSeconds', 'replWriterThreadCount'];
+  const got = await mongo.db('admin').command({ getParameter: 1, ...Object.fromEntries(names.map((n) => [n, 1])) });
+  return Object.fromEntries(names.map((n) => [n, got[n]]));
+}
+
 function previousNotes(): unknown {
   try {
     // the notes of the file this run replaces (the cluster's results have their own)
@@ -307,7 +314,7 @@ async function main(): Promise<void> {
       commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(),
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, mem_gb: Math.round(os.totalmem() / 2 ** 30), load_average_at_start: loadAtStart, load_average_at_end: os.loadavg().map((l) => round(l, 2)), node: process.version, platform: `${os.platform()} ${os.release()}` },
-      servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
+      servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], mongod_parameters: await mongodParameters(mongo), cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
       setup: {
         topology: CLUSTER
           ? 'cluster (ADR 0062): 3 Kafka brokers (KRaft, topics RF 3, min ISR 2), 3 Cassandra nodes (keyspace RF 3, LOCAL_QUORUM), the 3-member replica set, each in a network namespace of its own on the bridge mw-br0 (198.18.0.0/24); the services on this host, over the bridge'

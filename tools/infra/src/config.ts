@@ -76,6 +76,12 @@ export interface InfraConfig {
   readonly prometheusScrapeInterval: string;
   /** `ZIPKIN_HEAP`, default 512m (spans are kept in memory: 4 KiB of heap per span kept, zipkinMaxSpans). */
   readonly zipkinHeap: string;
+  /**
+   * `MONGO_OPLOG_BATCH_DELAY_MS`: how long a local secondary lets its oplog batch fill before it
+   * applies it (mongod's `oplogBatchDelayMillis`; ADR 0015 §8): fewer, fuller applied batches per
+   * second for that much more majority-write latency. 0 is the server's own default.
+   */
+  readonly mongoOplogBatchDelayMs: number;
 }
 
 const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus', 'zipkin'];
@@ -150,6 +156,20 @@ export function parsePort(env: NodeJS.ProcessEnv, variable: string, fallback: nu
  * before the fsync.
  */
 export type CommitlogSync = 'batch' | 'group';
+
+/** A whole number of milliseconds in [0, max]; a bad value is an error naming the variable. */
+/** The local replica set's secondaries' batch delay unless MONGO_OPLOG_BATCH_DELAY_MS says otherwise (ADR 0015 §8). */
+export const DEFAULT_OPLOG_BATCH_DELAY_MS = 0;
+
+export function parseMillis(env: NodeJS.ProcessEnv, variable: string, fallback: number, max: number): number {
+  const raw = env[variable]?.trim();
+  if (!raw) return fallback;
+  const ms = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(ms) || ms > max) {
+    throw new InfraError(`${variable} must be a whole number of milliseconds from 0 to ${max}, got "${raw}"`);
+  }
+  return ms;
+}
 
 function parseCommitlogSync(env: NodeJS.ProcessEnv): CommitlogSync {
   const raw = env['CASSANDRA_COMMITLOG_SYNC']?.trim() || 'batch';
@@ -306,6 +326,7 @@ export function loadConfig(
     externalServers: parseExternalServers(env),
     prometheusScrapeInterval: parsePrometheusInterval(env, 'PROMETHEUS_SCRAPE_INTERVAL', '15s'),
     zipkinHeap: parseHeap(env, 'ZIPKIN_HEAP', '512m'),
+    mongoOplogBatchDelayMs: parseMillis(env, 'MONGO_OPLOG_BATCH_DELAY_MS', DEFAULT_OPLOG_BATCH_DELAY_MS, 1000),
   };
 }
 

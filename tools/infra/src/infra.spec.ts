@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
+  DEFAULT_OPLOG_BATCH_DELAY_MS,
   DEFAULT_PORTS,
   loadConfig,
   mongoHosts,
@@ -408,6 +409,19 @@ describe('mongodb replica set', () => {
     expect(args.join(' ')).toContain('--wiredTigerCacheSizeGB 0.25');
     // a SIGKILLed client's open transaction is reaped in seconds, not a minute (ADR 0015 §7)
     expect(args.join(' ')).toContain('--setParameter transactionLifetimeLimitSeconds=5');
+    expect(args.join(' ')).not.toContain('oplogBatchDelayMillis');
+  });
+
+  it("lets a secondary's oplog batch fill for MONGO_OPLOG_BATCH_DELAY_MS (ADR 0015 §8)", () => {
+    const args = mongodArgs({ host: '127.0.0.1', port: 27218, dbPath: '/d/1', logPath: '/l/1.log', oplogBatchDelayMs: 6 });
+    expect(args.join(' ')).toContain('--setParameter oplogBatchDelayMillis=6');
+    const at = (env: NodeJS.ProcessEnv) => loadConfig(env, { root: '/r', detectDocker: () => false }).mongoOplogBatchDelayMs;
+    expect(at({})).toBe(DEFAULT_OPLOG_BATCH_DELAY_MS);
+    expect(at({ MONGO_OPLOG_BATCH_DELAY_MS: '0' })).toBe(0);
+    expect(at({ MONGO_OPLOG_BATCH_DELAY_MS: '12' })).toBe(12);
+    expect(() => at({ MONGO_OPLOG_BATCH_DELAY_MS: '-1' })).toThrow(/MONGO_OPLOG_BATCH_DELAY_MS must be a whole number of milliseconds from 0 to 1000/);
+    expect(() => at({ MONGO_OPLOG_BATCH_DELAY_MS: '2.5' })).toThrow(/MONGO_OPLOG_BATCH_DELAY_MS/);
+    expect(() => at({ MONGO_OPLOG_BATCH_DELAY_MS: '5000' })).toThrow(/MONGO_OPLOG_BATCH_DELAY_MS/);
   });
 
   it('supervises: a SIGKILLed member restarts, any other exit stops the set', () => {

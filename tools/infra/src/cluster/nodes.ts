@@ -193,6 +193,7 @@ export async function prepareMongoNode(
     port: CLUSTER_PORTS.mongodb,
     dbPath,
     logPath: join(dir, 'mongod.log'),
+    oplogBatchDelayMs: cfg.infra.mongoOplogBatchDelayMs,
   });
   writeFileSync(script, supervisorScript(binary, [args]), { mode: 0o755 });
   return { ...inNamespace(host, 'bash', [script]), cwd: dir };

@@ -75,7 +75,14 @@ export function hasAvx(cpuinfo: string): boolean {
 /** The servers' bound on a transaction's life (seconds; the server's default is 60). */
 export const TRANSACTION_LIFETIME_LIMIT_SECONDS = 5;
 
-export function mongodArgs(o: { host: string; port: number; dbPath: string; logPath: string }): string[] {
+export function mongodArgs(o: {
+  host: string;
+  port: number;
+  dbPath: string;
+  logPath: string;
+  /** `oplogBatchDelayMillis` (ADR 0015 §8); the server's default (0) when absent. */
+  oplogBatchDelayMs?: number;
+}): string[] {
   return [
     '--replSet', MONGOD_REPLICA_SET,
     '--bind_ip', o.host,
@@ -94,6 +101,10 @@ export function mongodArgs(o: { host: string; port: number; dbPath: string; logP
     // reaps it: after this limit plus the reaper's period, ~7 s here instead of ~80 s with the default
     // 60 (inventory's one-commit reserve and sale, ADR 0015 §7; analytics' counters, ADR 0051)
     '--setParameter', `transactionLifetimeLimitSeconds=${TRANSACTION_LIFETIME_LIMIT_SECONDS}`,
+    // a secondary that is caught up applies what it fetched at once, so at a few thousand writes a
+    // second its batches hold a commit or two and it applies, journals and reports each: a delay
+    // lets a batch fill first (fewer batches per second, that much more majority latency)
+    ...(o.oplogBatchDelayMs ? ['--setParameter', `oplogBatchDelayMillis=${o.oplogBatchDelayMs}`] : []),
   ];
 }
 
@@ -268,7 +279,7 @@ export function createMongodbServer(cfg: InfraConfig, env: NodeJS.ProcessEnv = p
 
     async launch() {
       if (!binary) throw new InfraError('mongod is not installed: run the install step first');
-      const args = ports.map((port, i) => mongodArgs({ host, port, dbPath: layout.memberDataDir(i), logPath: layout.memberLog(i) }));
+      const args = ports.map((port, i) => mongodArgs({ host, port, dbPath: layout.memberDataDir(i), logPath: layout.memberLog(i), oplogBatchDelayMs: cfg.mongoOplogBatchDelayMs }));
       writeFileSync(layout.script, supervisorScript(binary, args), { mode: 0o755 });
       return { command: 'bash', args: [layout.script], cwd: layout.dir } satisfies LaunchSpec;
     },
