@@ -170,7 +170,6 @@ export const trustProxySetting = () =>
       return entries;
     });
 
-/** Settings every service shares: HTTP port, Kafka, logging, zones. */
 /**
  * The settings of a service's transactional outbox relay (libs/messaging `OutboxRelay`), one shape
  * for every service that runs one: spread into its schema.
@@ -187,6 +186,7 @@ export const outboxRelayConfigShape = {
   OUTBOX_PROGRESS: z.enum(['pull', 'stream']).default('stream'),
 };
 
+/** Settings every service shares: HTTP port, Kafka, logging, zones. */
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -213,9 +213,10 @@ export const baseConfigSchema = z.object({
    * full chunk, the next fetch waits this many ms, so it brings what arrived meanwhile as one batch
    * — one bulk write, one majority round trip, one offset commit — instead of a fetch, a write and
    * a commit per record or two. An idle consumer still long-polls (no fetch more often than
-   * without it); 0 turns it off.
+   * without it); 0 turns it off. 8 ms by default: at 25–30 checkouts/s, three runs each way on the
+   * same servers, +12 % confirmed/s and −10 % CPU per checkout (ADR 0015 "Measured on ca76f0f").
    */
-  KAFKA_CONSUMER_LINGER_MS: env.int(0, 0, 1000),
+  KAFKA_CONSUMER_LINGER_MS: env.int(8, 0, 1000),
   /** Consumer clocks (ADR 0004): the handler timeout must stay below the session timeout. */
   KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 6_000, 300_000),
   KAFKA_HEARTBEAT_INTERVAL_MS: env.int(3_000, 100, 100_000),
