@@ -157,10 +157,10 @@ export function parsePort(env: NodeJS.ProcessEnv, variable: string, fallback: nu
  */
 export type CommitlogSync = 'batch' | 'group';
 
-/** A whole number of milliseconds in [0, max]; a bad value is an error naming the variable. */
 /** The local replica set's secondaries' batch delay unless MONGO_OPLOG_BATCH_DELAY_MS says otherwise (ADR 0015 §8). */
 export const DEFAULT_OPLOG_BATCH_DELAY_MS = 0;
 
+/** A whole number of milliseconds in [0, max]; a bad value is an error naming the variable. */
 export function parseMillis(env: NodeJS.ProcessEnv, variable: string, fallback: number, max: number): number {
   const raw = env[variable]?.trim();
   if (!raw) return fallback;
