@@ -4,13 +4,13 @@ import {
   Collection,
   Db,
   Filter,
-  MongoBulkWriteError,
   MongoServerError,
   ReadPreference,
   UpdateFilter,
 } from 'mongodb';
 import { OutgoingMessage } from '@mw/contracts';
 import { outboxPush, toOutboxEntries } from '@mw/messaging';
+import { duplicateKeyIndexes } from '@mw/persistence';
 import { PENDING_WORK, PendingWork, RejectionCode, ReservationDoc, ReservationStatus } from './reservation';
 
 export const RESERVATIONS = 'reservations';
@@ -146,7 +146,8 @@ export class ReservationsRepository {
   /**
    * `claim` of many orders in one unordered insert (group commit, ADR 0012 §4): answers the ids it
    * created. An order that exists already (a redelivery, a tombstone) is left out, and only that
-   * duplicate-key error is swallowed: its command takes the per-message path, which reads it.
+   * duplicate-key error is swallowed (`duplicateKeyIndexes`: not beside a write concern error): its
+   * command takes the per-message path, which reads it.
    */
   async claimMany(docs: readonly ReservationDoc[]): Promise<Set<string>> {
     const ids = new Set(docs.map((d) => d._id));
@@ -154,10 +155,9 @@ export class ReservationsRepository {
     try {
       await this.coll.insertMany([...docs], { ordered: false });
     } catch (e) {
-      if (!(e instanceof MongoBulkWriteError)) throw e;
-      const errors = [e.writeErrors].flat();
-      if (errors.length === 0 || errors.some((w) => w.code !== 11000)) throw e;
-      for (const w of errors) ids.delete(docs[w.index]!._id);
+      // an order that exists is not claimed here; a write concern error is raised even beside
+      // duplicates, so a claim a majority may not have is never taken as made
+      for (const i of duplicateKeyIndexes(e)) ids.delete(docs[i]!._id);
     }
     return ids;
   }
