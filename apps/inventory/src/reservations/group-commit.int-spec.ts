@@ -5,8 +5,9 @@ import { GroupCommitMode } from './one-commit';
 /** The commands of a group in each mode: one transaction (ADR 0015 §7), or the resumable stages (ADR 0012 §4). */
 const COMMANDS: Record<GroupCommitMode, { reserve: string[]; sell: string[] }> = {
   transaction: {
-    reserve: ['insert reservations', 'update stock', 'commitTransaction'],
-    sell: ['find reservations', 'update reservations', 'update stock', 'commitTransaction'],
+    // the ledger entries inserted in the transaction (ADR 0015 §9): one more command, no more commits
+    reserve: ['insert reservations', 'update stock', 'insert ledger', 'commitTransaction'],
+    sell: ['find reservations', 'update reservations', 'update stock', 'insert ledger', 'commitTransaction'],
   },
   stages: {
     reserve: ['insert reservations', 'update stock', 'update reservations'],
@@ -28,6 +29,19 @@ describe.each(['transaction', 'stages'] as const)('inventory group commit (%s)',
     ((await reservations.coll.findOne({ _id: order }))?._outbox ?? []).map(
       (m) => (JSON.parse(m.envelope) as { type: string; payload: Record<string, unknown> }),
     );
+  /** The orders' ledger entries per kind, where they are: the ledger collection, or pending in the stock documents. */
+  const entries = async (orders: readonly string[]) => {
+    const count = (list: readonly { kind: string; order_id?: string }[]) => {
+      const kinds: Record<string, number> = {};
+      for (const e of list) if (e.order_id && orders.includes(e.order_id)) kinds[e.kind] = (kinds[e.kind] ?? 0) + 1;
+      return kinds;
+    };
+    return {
+      ledger: count(await db.collection<{ kind: string; order_id?: string }>('ledger').find({ order_id: { $in: [...orders] } }).toArray()),
+      pending: count((await stock.coll.find({}, { projection: { _ledger: 1 } }).toArray()).flatMap((d) => d._ledger ?? [])),
+    };
+  };
+  const placed = (kinds: Record<string, number>) => (mode === 'transaction' ? { ledger: kinds, pending: {} } : { ledger: {}, pending: kinds });
   const reserve = (order: string, lines: { product_id: string; qty: number }[]) => ({
     order_id: order,
     zone: 'MSK',
@@ -69,6 +83,8 @@ describe.each(['transaction', 'stages'] as const)('inventory group commit (%s)',
       expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved']);
     }
     expect(await stock.findOne(hot!, 'MSK')).toMatchObject({ available: 70, reserved: 30, committed: 0 });
+    // 60 lines (30 hot, 10 × 1 and 10 × 2 others): their entries in the ledger (transaction) or pending in the documents (stages)
+    expect(await entries(orders)).toEqual(placed({ reserve: 60 }));
 
     const selling = await counted(() => service.commitMany(orders));
     expect(selling).toEqual(COMMANDS[mode].sell);
@@ -80,6 +96,7 @@ describe.each(['transaction', 'stages'] as const)('inventory group commit (%s)',
       expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved', 'StockCommitted']);
     }
     expect(await stock.findOne(hot!, 'MSK')).toMatchObject({ available: 70, reserved: 0, committed: 30 });
+    expect(await entries(orders)).toEqual(placed({ reserve: 60, commit: 60 }));
     // 10 orders had one other line of 2, 10 had two
     expect(await stock.findOne(others[0]!, 'MSK')).toMatchObject({ available: 60, reserved: 0, committed: 40 });
     expect(await stock.findOne(others[1]!, 'MSK')).toMatchObject({ available: 80, reserved: 0, committed: 20 });

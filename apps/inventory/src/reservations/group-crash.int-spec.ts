@@ -70,6 +70,8 @@ describe.each(['transaction', 'stages'] as const)('inventory commands a partitio
       expect(await counters(p1)).toEqual({ available: 100, reserved: 0, committed: 0 });
       expect(await counters(p2)).toEqual({ available: 100, reserved: 0, committed: 0 });
     }
+    // the holds' ledger entries share their fate (ADR 0015 §9): pending in the documents (stages), or none (transaction)
+    expect(await h.movementsOf(crashed)).toEqual(mode === 'stages' ? { reserve: 30 } : {});
 
     // Its commands were never acknowledged: the restarted service (which makes its topics) gets them again.
     await h.start(1);
@@ -95,6 +97,7 @@ describe.each(['transaction', 'stages'] as const)('inventory commands a partitio
       // nothing of the sale is visible: every order still plainly reserved, nothing sold
       expect(await orders().countDocuments({ _id: { $in: crashed }, status: 'reserved', pending: { $exists: false } })).toBe(20);
       expect(await counters(p1)).toEqual({ available: 40, reserved: 60, committed: 0 });
+      expect(await h.movementsOf(crashed)).toEqual({ reserve: 30 }); // the sale's entries died with its transaction
     }
     // (the live service's sweeper may already be finishing them: stale pending work is its job too)
     await h.send(crashed.map((order_id) => ({ type: 'CommitStock' as const, payload: { order_id } })));
@@ -110,6 +113,9 @@ describe.each(['transaction', 'stages'] as const)('inventory commands a partitio
       expect(h.eventsFor(id, 'StockCommitted')).toHaveLength(1);
     }
     for (const id of backlog) expect(h.eventsFor(id, 'StockReserved')).toHaveLength(1);
+    // one movement per line and step, whoever wrote it: 20 lines of p1, 10 of p2
+    expect(await h.movementsOf(crashed)).toEqual({ reserve: 30, commit: 30 });
+    expect(await h.movementsOf(backlog)).toEqual({ reserve: 60 });
     const p1Doc = (await h.db.collection<StockDoc>('stock').findOne({ _id: `${p1}:MSK` }))!;
     expect(new Set(p1Doc.reservations.map((r) => r.order_id))).toEqual(new Set(backlog));
   }, 240_000);

@@ -6,10 +6,12 @@
  *   after-holds:  `reserveMany(json: ReserveStock payloads)` — every line held in the batch's
  *                 bulkWrite. `stages`: every order claimed (`reserving`), none moved to `reserved`, no
  *                 answer stored. `transaction`: all of it inside the open transaction, nothing
- *                 committed — the orders inserted `reserved` with their answers, the holds;
+ *                 committed — the orders inserted `reserved` with their answers, the holds and
+ *                 their ledger entries (ADR 0015 §9);
  *   after-status: `commitMany(json: order ids)` — every order's status changed, no stock document
  *                 moved. `stages`: `committed` with `pending: 'commit'` and its StockCommitted stored.
- *                 `transaction`: the same change inside the open transaction, nothing committed. json
+ *                 `transaction`: the same change, and every line sold with its ledger entries, inside
+ *                 the open transaction, nothing committed. json
  *                 may also be `{ orders: order ids, reply: 'failure_only' }`: confirmed orders' sales,
  *                 no answer stored (ADR 0015 §3).
  *   mode:         INVENTORY_GROUP_COMMIT (`transaction` or `stages`; ADR 0015 §7).
@@ -40,9 +42,11 @@ class StopAt extends StockRepository {
     return super.settleMany(...args);
   }
 
+  /** Reached in `transaction` mode only: the stop comes after the sale too, with its ledger entries, inside the open transaction. */
   override async sellMany(...args: Parameters<StockRepository['sellMany']>): Promise<boolean> {
+    const sold = await super.sellMany(...args);
     if (point === 'after-status') await pauseForKill(point);
-    return super.sellMany(...args);
+    return sold;
   }
 }
 

@@ -10,6 +10,8 @@ import { accessToken, type DemoUser, kafkaSaslEnv, serviceToken, startService, t
 import { api } from '../api';
 import { AppModule } from '../app.module';
 import { InventoryConfig, loadInventoryConfig } from '../config';
+import type { LedgerEntry } from '../ledger/ledger';
+import { LEDGER } from '../ledger/ledger.collection';
 import { StockDoc, stockKey } from '../stock/stock';
 
 /** Who calls: a demo user (password grant), the operations client (`service`), a raw Authorization header, or nobody. */
@@ -137,6 +139,21 @@ export class InventoryHarness {
     const d = await this.db.collection<StockDoc>('stock').findOne({ _id: stockKey(productId, zone) });
     if (!d) throw new Error(`no stock document ${stockKey(productId, zone)}`);
     return { available: d.available, reserved: d.reserved, committed: d.committed, marks: (d.return_marks ?? []).map((m) => m.order_id) };
+  }
+
+  /**
+   * The ledger entries of these orders, per kind: in the ledger collection and still pending in a
+   * stock document's `_ledger` (an entry in both — copied, not yet pulled — counts once).
+   */
+  async movementsOf(orderIds: readonly string[]): Promise<Record<string, number>> {
+    const mine = { order_id: { $in: [...orderIds] } };
+    const copied = await this.db.collection<LedgerEntry>(LEDGER).find(mine).toArray();
+    const docs = await this.db.collection<StockDoc>('stock').find({ '_ledger.order_id': { $in: [...orderIds] } }, { projection: { _ledger: 1 } }).toArray();
+    const byId = new Map<string, LedgerEntry>(copied.map((e) => [e._id, e]));
+    for (const e of docs.flatMap((d) => d._ledger ?? [])) if (e.order_id && orderIds.includes(e.order_id)) byId.set(e._id, e);
+    const kinds: Record<string, number> = {};
+    for (const e of byId.values()) kinds[e.kind] = (kinds[e.kind] ?? 0) + 1;
+    return kinds;
   }
 
   eventsFor(orderId: string, type?: string): EventSeen[] {
