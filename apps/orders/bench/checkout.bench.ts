@@ -24,6 +24,8 @@
  *   npm run bench:checkout -- --partitions=12   (every saga topic with 12 partitions instead of the registry's 3)
  *   npm run bench:checkout -- --cpu-prof=/tmp/prof   (the services under node --cpu-prof; profiles written when they stop)
  *   npm run bench:checkout -- --log-level=info   (the services at their default log level; the bench runs them at warn)
+ *   npm run bench:checkout -- --rate=20 --levels=64   (open loop: 20 checkouts started per second, at most 64 in flight —
+ *                                     below saturation the CPU per checkout is the checkouts' work, ADR 0015 §9)
  *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
  *                                     (a quick check run; never overwrites the committed results)
  *   npm run bench:checkout -- --topology=cluster   (root: the same levels on the cluster topology of issue 32 —
@@ -52,6 +54,7 @@ import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, 
 import { type ApplyCounters, applyCountersOf, applyPerCheckout, commandsPerCheckout, type Counters, hostsOf, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 import { floorLoop } from './floor';
 import { byCollectionPerCheckout, oplogBetween, oplogByCollection, oplogEnd, perCheckoutOf } from './oplog';
+import { paced, pool } from './pacing';
 
 const ROOT = join(__dirname, '../../..');
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -78,6 +81,15 @@ const DIST = arg('dist');
  * lines per checkout each service wrote (`log_lines_per_checkout`) either way.
  */
 const LOG_LEVEL = arg('log-level') ?? 'warn';
+/**
+ * `--rate=<checkouts/s>`: open-loop arrivals for the measured levels — a checkout starts every
+ * 1/rate s whether or not earlier ones finished, the level's concurrency only a cap on those in
+ * flight (ADR 0015 §9). Below saturation the CPU per checkout then counts the checkouts' work; in
+ * the closed loop (the default) the stack runs both cores flat at every level, and a level's CPU
+ * per checkout is its CPU per second shared among the checkouts it finished.
+ */
+const RATE = arg('rate') === undefined ? undefined : Number(arg('rate'));
+if (RATE !== undefined && !(RATE > 0)) throw new Error(`--rate=${arg('rate')}: checkouts per second, > 0`);
 const LEVEL_BUDGET_MS = 120_000;
 /** A customer's token is renewed before a level unless it stays valid this long (the level and its trailing work). */
 const TOKEN_VALID_FOR_MS = LEVEL_BUDGET_MS + 60_000;
@@ -168,15 +180,6 @@ function countLines(chunk: Buffer): number {
 }
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const round = (n: number, d = 1) => Number(n.toFixed(d));
-
-async function pool<T>(items: readonly T[], concurrency: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
 
 async function waitHttp(url: string, timeoutMs: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -328,12 +331,16 @@ async function main(): Promise<void> {
         products: PRODUCTS,
         partitions_per_topic: PARTITIONS,
         levels: LEVELS,
+        ...(RATE === undefined ? {} : { offered_per_s: RATE }),
         checkouts_per_level: CHECKOUTS_PER_LEVEL,
         level_budget_ms: LEVEL_BUDGET_MS,
         mongo_members: MONGO_MEMBERS,
         cart: '1–3 lines (qty 1 each) over 200 products, zone MSK; carts created before the measurement, spread over the customers',
         auth: `every call with a real Keycloak access token: ${CUSTOMERS} customers made by the bench own the carts, stan restocks`,
-        latency: 'POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (closed loop: `concurrency` checkouts in flight)',
+        latency:
+          RATE === undefined
+            ? 'POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (closed loop: `concurrency` checkouts in flight)'
+            : `POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (open loop: ${RATE} checkouts started per second, at most \`concurrency\` in flight)`,
         payment_simulator_latency_ms: '20–150 per call (authorize, capture)',
         per_checkout_ops: `each level's MongoDB (top per namespace of the run's databases) / Cassandra (system_views of the run's keyspace) / Kafka (messages on the saga topics) counts minus an idle baseline measured in a ${IDLE_WINDOW_MS / 1000} s quiet window before it, divided by its checkouts`,
         cpu_seconds_per_checkout: 'utime+stime from /proc/<pid>/stat of each process over the level, divided by its checkouts (not idle-subtracted: what a checkout costs on a running stack)',
@@ -547,12 +554,13 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       carts.push({ id, owner });
     });
     /** `list`'s checkouts, `concurrency` in flight, each from its POST to its order's terminal event. */
-    const checkoutAll = async (list: typeof carts, concurrency: number): Promise<{ got: Sample[]; elapsed: number }> => {
+    const checkoutAll = async (list: typeof carts, concurrency: number, rate?: number): Promise<{ got: Sample[]; elapsed: number }> => {
       const got: Sample[] = [];
       const deadline = Date.now() + LEVEL_BUDGET_MS;
       const started = performance.now();
       let lastEnd = started;
-      await pool(list, concurrency, async ({ id: cartId, owner }) => {
+      const drive = (fn: (cart: (typeof carts)[number]) => Promise<void>) => (rate === undefined ? pool(list, concurrency, fn) : paced(list, rate, concurrency, fn));
+      await drive(async ({ id: cartId, owner }) => {
         if (Date.now() > deadline) return;
         const token = await testUserToken(owner);
         const t0 = performance.now();
@@ -639,7 +647,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const oplogFrom = await oplogEnd(mongo);
       const applyBefore = await applyCounters();
       const linesBefore = { ...logLines };
-      const { got, elapsed } = await checkoutAll(mine, concurrency);
+      const { got, elapsed } = await checkoutAll(mine, concurrency, RATE);
       await sleep(1500); // trailing relay work of this level is counted with it
       const after = await counters();
       const cpuAfter = cpuOf(procs);
@@ -657,6 +665,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const row = {
         mongo_members: members,
         concurrency,
+        ...(RATE === undefined ? {} : { offered_per_s: RATE }),
         checkouts: got.length,
         confirmed,
         other_outcomes: got.length - confirmed,
