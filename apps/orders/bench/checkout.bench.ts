@@ -24,6 +24,7 @@
  *   npm run bench:checkout -- --partitions=12   (every saga topic with 12 partitions instead of the registry's 3)
  *   npm run bench:checkout -- --cpu-prof=/tmp/prof   (the services under node --cpu-prof; profiles written when they stop)
  *   npm run bench:checkout -- --log-level=info   (the services at their default log level; the bench runs them at warn)
+ * Each level's `latency_by_hop_ms` splits a confirmed checkout's time by hop (bench/hops.ts).
  *   npm run bench:checkout -- --rate=20 --levels=64   (open loop: 20 checkouts started per second, at most 64 in flight —
  *                                     below saturation the CPU per checkout is the checkouts' work, ADR 0015 §9)
  *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
@@ -54,6 +55,7 @@ import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, 
 import { type ApplyCounters, applyCountersOf, applyPerCheckout, commandsPerCheckout, type Counters, hostsOf, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 import { floorLoop } from './floor';
 import { byCollectionPerCheckout, oplogBetween, oplogByCollection, oplogEnd, perCheckoutOf } from './oplog';
+import { HopClock } from './hops';
 import { paced, pool } from './pacing';
 
 const ROOT = join(__dirname, '../../..');
@@ -123,6 +125,10 @@ interface Sample {
   readonly latencyMs: number;
   readonly httpMs: number;
   readonly outcome: string;
+  readonly cartId: string;
+  /** Wall clock (ms) when the POST was sent and when the terminal event was seen: the hops are timed against the producers' clocks. */
+  readonly sentAt: number;
+  readonly seenAt: number;
 }
 
 function infraEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -500,6 +506,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     const terminal = new Map<string, (outcome: string) => void>();
     const seenPerTopic: Record<string, number> = {};
     const samples: Record<string, { key: string; value: string }> = {};
+    const hops = new HopClock();
     // kafkajs' default fetch wait: a fetch returns as soon as one byte arrives, so a shorter wait adds
     // no precision and only polls the broker while idle (20 ms made Kafka the largest idle figure).
     const recorder = kafka.consumer({ groupId: `bench-recorder-${run}` });
@@ -512,6 +519,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         seenPerTopic[topic] = (seenPerTopic[topic] ?? 0) + 1;
         const e = JSON.parse(message.value?.toString() ?? '{}') as { type: string; payload: Record<string, unknown> };
         samples[`${topic}|${e.type}`] ??= { key: message.key?.toString() ?? '', value: message.value?.toString() ?? '' };
+        hops.saw(e.type, e.payload, Number(message.timestamp));
         if (e.type === 'OrderConfirmed' || e.type === 'OrderCancelled' || e.type === 'OrderRejected') terminal.get(String(e.payload['cart_id']))?.(e.type);
       },
     });
@@ -563,6 +571,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       await drive(async ({ id: cartId, owner }) => {
         if (Date.now() > deadline) return;
         const token = await testUserToken(owner);
+        const sentAt = Date.now();
         const t0 = performance.now();
         const done = new Promise<string>((resolve) => terminal.set(cartId, resolve));
         const r = await call('carts', token, 'POST', `/carts/${cartId}/checkout`);
@@ -571,7 +580,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         const outcome = await Promise.race([done, sleep(60_000).then(() => 'TIMEOUT')]);
         const end = performance.now();
         lastEnd = Math.max(lastEnd, end);
-        got.push({ latencyMs: end - t0, httpMs, outcome });
+        got.push({ latencyMs: end - t0, httpMs, outcome, cartId, sentAt, seenAt: Date.now() });
       });
       return { got, elapsed: (lastEnd - started) / 1000 };
     };
@@ -673,6 +682,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         confirmed_per_s: round(confirmed / elapsed),
         latency_ms: { p50: round(pct(lat, 50)), p99: round(pct(lat, 99)), max: round(lat[lat.length - 1] ?? NaN) },
         checkout_http_ms: { p50: round(pct(http, 50)), p99: round(pct(http, 99)) },
+        // where a confirmed checkout's time goes, hop by hop: each message's Kafka CreateTime (when its producer sent it)
+        latency_by_hop_ms: hops.breakdown(got.filter((g) => g.outcome === 'OrderConfirmed')),
         cpu_seconds_per_checkout: { ...cpuPer, total_servers_and_services: round(Object.entries(cpuPer).filter(([k]) => k !== 'bench driver').reduce((n, [, v]) => n + v, 0), 4) },
         // the level's operations minus the idle services' (idle_per_s × the level's seconds), per checkout
         per_checkout: perCheckout([level], topicNames),
