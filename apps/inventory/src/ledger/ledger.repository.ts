@@ -4,9 +4,8 @@ import { STOCK } from '../stock/stock.repository';
 import { StockDoc } from '../stock/stock';
 import type { LedgerCopier } from '../stock/stock-pass';
 import { LEDGER_KINDS, LedgerEntry, LedgerKind } from './ledger';
-import { LEDGER } from './ledger.collection';
 
-export { LEDGER };
+export const LEDGER = 'ledger';
 
 /**
  * The append-only ledger collection, and moving pending entries out of stock documents. The service

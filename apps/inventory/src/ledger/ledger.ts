@@ -1,10 +1,8 @@
 /**
  * The append-only movements ledger (pure rules). Every change of a stock document carries one
- * entry, written atomically with the change: into the document's `_ledger` array, then moved to the
- * `ledger` collection by the stock pass (see stock/stock-pass.ts); or, for the one-commit reserve
- * and sale, straight into the `ledger` collection inside the change's own transaction (ADR 0015 §9).
- * Either way the ledger can never miss a movement and never count one twice (entries are keyed by
- * a uuid).
+ * entry, written atomically with the change into the document's `_ledger` array and then moved to
+ * the `ledger` collection by the stock pass (see stock/stock-pass.ts), so the ledger can never miss a
+ * movement and never count one twice (entries are keyed by a uuid).
  */
 import type { StockActor } from '../stock/stock-writes';
 

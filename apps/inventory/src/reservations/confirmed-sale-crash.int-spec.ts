@@ -53,7 +53,7 @@ describe.each(['transaction', 'stages'] as const)("a confirmed order's sale kill
     expect(await orders().countDocuments({ _id: { $in: sold }, ...left })).toBe(sold.length);
     expect(await orders().countDocuments({ _id: { $in: sold }, '_outbox.type': { $in: ['StockCommitted', 'StockCommitFailed'] } })).toBe(0);
     expect(await counters()).toEqual({ available: 26, reserved: 24, committed: 0 }); // nothing sold yet
-    expect(await h.movementsOf(sold)).toEqual({ reserve: 12 }); // no sale's ledger entry either (ADR 0015 §9)
+    expect(await h.movementsOf(sold)).toEqual({ reserve: 12 }); // no sale's ledger entry either
 
     await h.send(sold.map((order_id) => ({ type: 'CommitStock' as const, payload: { order_id, reply: 'failure_only' as const } })));
     const finished: Filter<ReservationDoc> = { _id: { $in: sold }, status: 'committed', pending: { $exists: false } };

@@ -5,9 +5,8 @@ import { GroupCommitMode } from './one-commit';
 /** The commands of a group in each mode: one transaction (ADR 0015 §7), or the resumable stages (ADR 0012 §4). */
 const COMMANDS: Record<GroupCommitMode, { reserve: string[]; sell: string[] }> = {
   transaction: {
-    // the ledger entries inserted in the transaction (ADR 0015 §9): one more command, no more commits
-    reserve: ['insert reservations', 'update stock', 'insert ledger', 'commitTransaction'],
-    sell: ['find reservations', 'update reservations', 'update stock', 'insert ledger', 'commitTransaction'],
+    reserve: ['insert reservations', 'update stock', 'commitTransaction'],
+    sell: ['find reservations', 'update reservations', 'update stock', 'commitTransaction'],
   },
   stages: {
     reserve: ['insert reservations', 'update stock', 'update reservations'],
@@ -41,7 +40,6 @@ describe.each(['transaction', 'stages'] as const)('inventory group commit (%s)',
       pending: count((await stock.coll.find({}, { projection: { _ledger: 1 } }).toArray()).flatMap((d) => d._ledger ?? [])),
     };
   };
-  const placed = (kinds: Record<string, number>) => (mode === 'transaction' ? { ledger: kinds, pending: {} } : { ledger: {}, pending: kinds });
   const reserve = (order: string, lines: { product_id: string; qty: number }[]) => ({
     order_id: order,
     zone: 'MSK',
@@ -83,8 +81,8 @@ describe.each(['transaction', 'stages'] as const)('inventory group commit (%s)',
       expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved']);
     }
     expect(await stock.findOne(hot!, 'MSK')).toMatchObject({ available: 70, reserved: 30, committed: 0 });
-    // 60 lines (30 hot, 10 × 1 and 10 × 2 others): their entries in the ledger (transaction) or pending in the documents (stages)
-    expect(await entries(orders)).toEqual(placed({ reserve: 60 }));
+    // 60 lines (30 hot, 10 × 1 and 10 × 2 others): each entry written with its hold, pending in its document for the stock pass
+    expect(await entries(orders)).toEqual({ ledger: {}, pending: { reserve: 60 } });
 
     const selling = await counted(() => service.commitMany(orders));
     expect(selling).toEqual(COMMANDS[mode].sell);
@@ -96,7 +94,7 @@ describe.each(['transaction', 'stages'] as const)('inventory group commit (%s)',
       expect((await answers(o)).map((a) => a.type)).toEqual(['StockReserved', 'StockCommitted']);
     }
     expect(await stock.findOne(hot!, 'MSK')).toMatchObject({ available: 70, reserved: 0, committed: 30 });
-    expect(await entries(orders)).toEqual(placed({ reserve: 60, commit: 60 }));
+    expect(await entries(orders)).toEqual({ ledger: {}, pending: { reserve: 60, commit: 60 } });
     // 10 orders had one other line of 2, 10 had two
     expect(await stock.findOne(others[0]!, 'MSK')).toMatchObject({ available: 60, reserved: 0, committed: 40 });
     expect(await stock.findOne(others[1]!, 'MSK')).toMatchObject({ available: 80, reserved: 0, committed: 20 });

@@ -70,7 +70,7 @@ describe.each(['transaction', 'stages'] as const)('inventory commands a partitio
       expect(await counters(p1)).toEqual({ available: 100, reserved: 0, committed: 0 });
       expect(await counters(p2)).toEqual({ available: 100, reserved: 0, committed: 0 });
     }
-    // the holds' ledger entries share their fate (ADR 0015 §9): pending in the documents (stages), or none (transaction)
+    // the holds' ledger entries share their fate: pending in the documents (stages), or none (transaction)
     expect(await h.movementsOf(crashed)).toEqual(mode === 'stages' ? { reserve: 30 } : {});
 
     // Its commands were never acknowledged: the restarted service (which makes its topics) gets them again.

@@ -37,10 +37,7 @@ export interface StockPassOutcome {
  * pass (a level published twice, entries copied twice: both harmless); a document that moved
  * meanwhile keeps its flag and the next pass publishes its newer level. A failed publish does not
  * hold the ledger back: the entries are still moved, the flags stay, and the error is raised after.
- * It runs as a `stockPump`: an idle period costs a backed-off read and no write. The one-commit
- * reserve and sale insert their entries in the ledger in their own transaction (ADR 0015 §9): a
- * sale leaves this pass nothing, a hold only its level; the entries it moves are the staged paths',
- * the releases', expiries', returns', restocks' and stock-takes'.
+ * It runs as a `stockPump`: an idle period costs a backed-off read and no write.
  */
 export class StockPass {
   constructor(

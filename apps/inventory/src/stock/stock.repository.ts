@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { AnyBulkWriteOperation, ClientSession, Collection, Db, Filter, MongoServerError, ReadPreference, UpdateFilter } from 'mongodb';
 import { dropIndexIfPresent } from '@mw/persistence';
 import { LedgerEntry, LedgerKind } from '../ledger/ledger';
-import { LEDGER } from '../ledger/ledger.collection';
 import { Line } from '../reservations/reservation';
 import { StockReturnView } from '../reservations/returns';
 import { StockActivity } from './stock-pump';
@@ -39,23 +38,12 @@ interface UpdateOp {
 export const DEFAULT_SETTLED_KEEP = 500;
 
 /**
- * Where a write's ledger entries go. Outside a transaction: into the document's `_ledger`, in the
- * same single-document update as the change, for the stock pass to move to the ledger collection.
- * Inside one (the one-commit reserve and sale): collected here and inserted into the ledger
- * collection in the same transaction, so the change and its entries commit together and nothing is
- * left for the pass to move (ADR 0015 §9).
- */
-type LedgerSink = LedgerEntry[] | undefined;
-
-/**
  * I/O on (product, zone) stock documents. Every write is one conditional single-document update
  * that also appends its ledger entry (and, where it has one, its outbox message), so a change and
- * its record are atomic without transactions; a write inside a transaction inserts its entries in
- * the ledger collection in the same commit instead. Decision reads go to the primary (seed 001 §5).
+ * its record are atomic without transactions. Decision reads go to the primary (seed 001 §5).
  */
 export class StockRepository {
   readonly coll: Collection<StockDoc>;
-  private readonly ledger: Collection<LedgerEntry>;
 
   constructor(
     db: Db,
@@ -64,7 +52,6 @@ export class StockRepository {
     readonly activity = new StockActivity(),
   ) {
     this.coll = db.collection<StockDoc>(STOCK);
-    this.ledger = db.collection<LedgerEntry>(LEDGER);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -142,32 +129,19 @@ export class StockRepository {
    */
   async holdMany(
     orders: readonly { zone: string; lines: readonly Line[]; orderId: string; expiresAt: Date }[],
-    /**
-     * A transaction to write in (the one-commit reserve): the holds' ledger entries are inserted in it
-     * too (`LedgerSink`), and the caller tells `activity` once it committed.
-     */
+    /** A transaction to write in (the one-commit reserve): the caller tells `activity` once it committed. */
     session?: ClientSession,
   ): Promise<boolean> {
     const now = new Date();
-    const direct: LedgerSink = session ? [] : undefined;
     const ops = [...linesByDocument(orders)].map(([, holds]) =>
       holds.length === 1
-        ? { updateOne: this.holdOp(holds[0]!.zone, holds[0]!.line, holds[0]!.orderId, holds[0]!.expiresAt, now, direct) }
-        : { updateOne: this.holdAllOp(holds, now, direct) },
+        ? { updateOne: this.holdOp(holds[0]!.zone, holds[0]!.line, holds[0]!.orderId, holds[0]!.expiresAt, now) }
+        : { updateOne: this.holdAllOp(holds, now) },
     );
     if (ops.length === 0) return true;
     const res = await this.coll.bulkWrite(ops, { ordered: false, ...(session ? { session } : {}) });
     if (res.modifiedCount > 0 && !session) this.activity.changed();
-    return res.matchedCount === ops.length && (await this.recordInTransaction(direct, session));
-  }
-
-  /**
-   * Inserts the entries a transaction's writes collected, in that transaction (`LedgerSink`). Only
-   * once every write matched: a group whose guards missed is aborted, and writes no entry at all.
-   */
-  private async recordInTransaction(entries: LedgerSink, session: ClientSession | undefined): Promise<true> {
-    if (entries && entries.length > 0 && session) await this.ledger.insertMany(entries, { session });
-    return true;
+    return res.matchedCount === ops.length;
   }
 
   /**
@@ -176,7 +150,7 @@ export class StockRepository {
    * `holdOp`'s per-order guards for every one of them. A document that cannot take them all takes
    * none, and each order then goes through `holdAll` alone.
    */
-  private holdAllOp(holds: readonly DocumentLine<{ expiresAt: Date }>[], now: Date, direct: LedgerSink): UpdateOp {
+  private holdAllOp(holds: readonly DocumentLine<{ expiresAt: Date }>[], now: Date): UpdateOp {
     const { zone, line } = holds[0]!;
     const ids = holds.map((h) => h.orderId);
     const units = holds.reduce((n, h) => n + h.line.qty, 0);
@@ -192,8 +166,6 @@ export class StockRepository {
         { $inc: { available: -units, reserved: units, version: holds.length } },
         holds.map((h) => entry(line.product_id, zone, 'reserve', h.line.qty, now, h.orderId)),
         { reservations: { $each: holds.map((h) => ({ order_id: h.orderId, qty: h.line.qty, expires_at: h.expiresAt })) } },
-        true,
-        direct,
       ),
     };
   }
@@ -259,14 +231,11 @@ export class StockRepository {
     now: Date,
     session?: ClientSession,
   ): Promise<boolean> {
-    const direct: LedgerSink = session ? [] : undefined;
     const ops = [...linesByDocument(orders)].map(([_id, sales]) => {
       const ids = sales.map((s) => s.orderId);
       const units = sales.reduce((n, s) => n + s.line.qty, 0);
       const { product_id } = sales[0]!.line;
       const zone = sales[0]!.zone;
-      const entries = sales.map((s) => entry(product_id, zone, 'commit', s.line.qty, now, s.orderId));
-      direct?.push(...entries);
       return {
         updateOne: {
           filter: {
@@ -278,7 +247,7 @@ export class StockRepository {
             $inc: { reserved: -units, committed: units, version: sales.length },
             $set: { updated_at: now },
             $push: {
-              ...(direct ? {} : { _ledger: { $each: entries } }),
+              _ledger: { $each: sales.map((s) => entry(product_id, zone, 'commit', s.line.qty, now, s.orderId)) },
               settled: { $each: ids.map((order_id) => ({ order_id, as: 'committed', at: now })), $slice: -this.settledKeep },
             },
             $pull: { reservations: { order_id: { $in: ids } } },
@@ -288,7 +257,7 @@ export class StockRepository {
     });
     const res = await this.coll.bulkWrite(ops, { ordered: false, ...(session ? { session } : {}) });
     if (res.modifiedCount > 0 && !session) this.activity.changed();
-    return res.matchedCount === ops.length && (await this.recordInTransaction(direct, session));
+    return res.matchedCount === ops.length;
   }
 
   /**
@@ -296,8 +265,7 @@ export class StockRepository {
    * update per stock document, each requiring every order's hold of exactly its qty and none of the
    * orders settled there. True when every document took its update; false means some hold is not
    * what the reservation says, and the caller aborts and takes the staged path, which settles line by
-   * line. The sales' ledger entries are inserted in the same transaction (`LedgerSink`): a sale leaves
-   * the stock pass nothing to do. The caller tells `activity` once the transaction committed.
+   * line. The caller tells `activity` once the transaction committed.
    */
   sellMany(orders: readonly { zone: string; lines: readonly Line[]; orderId: string }[], session: ClientSession): Promise<boolean> {
     return this.commitByDocument(orders, new Date(), session);
@@ -340,7 +308,7 @@ export class StockRepository {
   }
 
   /** The hold of one line: enough available, no hold of this order, the order not settled here. */
-  private holdOp(zone: string, line: Line, orderId: string, expiresAt: Date, now: Date, direct?: LedgerSink): UpdateOp {
+  private holdOp(zone: string, line: Line, orderId: string, expiresAt: Date, now: Date): UpdateOp {
     return {
       filter: {
         _id: stockKey(line.product_id, zone),
@@ -353,8 +321,6 @@ export class StockRepository {
         { $inc: { available: -line.qty, reserved: line.qty, version: 1 } },
         [entry(line.product_id, zone, 'reserve', line.qty, now, orderId)],
         { reservations: { order_id: orderId, qty: line.qty, expires_at: expiresAt } },
-        true,
-        direct,
       ),
     };
   }
@@ -694,23 +660,18 @@ export class StockRepository {
       .toArray();
   }
 
-  /**
-   * The update shared by every change: counters, version, ledger entry (into `_ledger`, or into
-   * `direct` inside a transaction), dirty level, timestamp.
-   */
+  /** The update shared by every change: counters, version, ledger entry, dirty level, timestamp. */
   private change(
     now: Date,
     inc: { $inc: Record<string, number> },
     ledger: LedgerEntry[],
     push?: Record<string, unknown>,
     levelChanged = true,
-    direct?: LedgerSink,
   ): UpdateFilter<StockDoc> {
-    direct?.push(...ledger);
     return {
       ...inc,
       $set: { updated_at: now, ...(levelChanged ? { level_dirty: true } : {}) },
-      $push: { ...(direct ? {} : { _ledger: { $each: ledger } }), ...(push ?? {}) },
+      $push: { _ledger: { $each: ledger }, ...(push ?? {}) },
     } as UpdateFilter<StockDoc>;
   }
 

@@ -6,8 +6,8 @@
  *   after-holds:  `reserveMany(json: ReserveStock payloads)` — every line held in the batch's
  *                 bulkWrite. `stages`: every order claimed (`reserving`), none moved to `reserved`, no
  *                 answer stored. `transaction`: all of it inside the open transaction, nothing
- *                 committed — the orders inserted `reserved` with their answers, the holds and
- *                 their ledger entries (ADR 0015 §9);
+ *                 committed — the orders inserted `reserved` with their answers, the holds with
+ *                 their ledger entries;
  *   after-status: `commitMany(json: order ids)` — every order's status changed, no stock document
  *                 moved. `stages`: `committed` with `pending: 'commit'` and its StockCommitted stored.
  *                 `transaction`: the same change, and every line sold with its ledger entries, inside

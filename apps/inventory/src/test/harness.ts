@@ -11,7 +11,7 @@ import { api } from '../api';
 import { AppModule } from '../app.module';
 import { InventoryConfig, loadInventoryConfig } from '../config';
 import type { LedgerEntry } from '../ledger/ledger';
-import { LEDGER } from '../ledger/ledger.collection';
+import { LEDGER } from '../ledger/ledger.repository';
 import { StockDoc, stockKey } from '../stock/stock';
 
 /** Who calls: a demo user (password grant), the operations client (`service`), a raw Authorization header, or nobody. */
