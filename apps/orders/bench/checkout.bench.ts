@@ -25,8 +25,8 @@
  *   npm run bench:checkout -- --cpu-prof=/tmp/prof   (the services under node --cpu-prof; profiles written when they stop)
  *   npm run bench:checkout -- --log-level=info   (the services at their default log level; the bench runs them at warn)
  * Each level's `latency_by_hop_ms` splits a confirmed checkout's time by hop (bench/hops.ts).
- *   npm run bench:checkout -- --rate=20 --levels=64   (open loop: 20 checkouts started per second, at most 64 in flight —
- *                                     below saturation the CPU per checkout is the checkouts' work, ADR 0015 §9)
+ *   npm run bench:checkout -- --rate=20 --levels=64   (open loop: 20 checkouts started per second, at most 64 in flight,
+ *                                     ADR 0015 §9)
  *   npm run bench:checkout -- --checkouts=40 --levels=16 --mongo-members=3 --customers=20 --out=/tmp/checkout.json
  *                                     (a quick check run; never overwrites the committed results)
  *   npm run bench:checkout -- --topology=cluster   (root: the same levels on the cluster topology of issue 32 —
@@ -86,9 +86,11 @@ const LOG_LEVEL = arg('log-level') ?? 'warn';
 /**
  * `--rate=<checkouts/s>`: open-loop arrivals for the measured levels — a checkout starts every
  * 1/rate s whether or not earlier ones finished, the level's concurrency only a cap on those in
- * flight (ADR 0015 §9). Below saturation the CPU per checkout then counts the checkouts' work; in
- * the closed loop (the default) the stack runs both cores flat at every level, and a level's CPU
- * per checkout is its CPU per second shared among the checkouts it finished.
+ * flight (ADR 0015 §9): arrivals as a shop sees them, evenly spread instead of the closed loop's
+ * waves. In the closed loop (the default) the stack runs both cores flat at every level, and a
+ * level's CPU per checkout is its CPU per second shared among the checkouts it finished; the open
+ * loop was meant to count work below saturation, but on 2026-12-02 it found the stack at ~1.8
+ * cores even at 5/s (bench/ab/2026-12-02-open-loop-curve.json).
  */
 const RATE = arg('rate') === undefined ? undefined : Number(arg('rate'));
 if (RATE !== undefined && !(RATE > 0)) throw new Error(`--rate=${arg('rate')}: checkouts per second, > 0`);
