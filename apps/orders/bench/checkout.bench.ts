@@ -55,7 +55,7 @@ import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, 
 import { type ApplyCounters, applyCountersOf, applyPerCheckout, commandsPerCheckout, type Counters, hostsOf, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 import { floorLoop } from './floor';
 import { byCollectionPerCheckout, oplogBetween, oplogByCollection, oplogEnd, perCheckoutOf } from './oplog';
-import { HopClock } from './hops';
+import { HopClock, pct } from './hops';
 import { paced, pool } from './pacing';
 
 const ROOT = join(__dirname, '../../..');
@@ -186,7 +186,6 @@ function countLines(chunk: Buffer): number {
   for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
   return n;
 }
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const round = (n: number, d = 1) => Number(n.toFixed(d));
 
 async function waitHttp(url: string, timeoutMs: number, child: ChildProcess): Promise<void> {

@@ -26,7 +26,8 @@ export interface TimedCheckout {
   readonly seenAt: number;
 }
 
-const pct = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+/** The p-th percentile of ascending values (NaN of none); the benchmark's one definition. */
+export const pct = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const round = (n: number) => Number(n.toFixed(1));
 
 export class HopClock {
