@@ -51,7 +51,7 @@ import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
-import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, infraServerPid, treeCpuSeconds } from '@mw/testing';
+import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, infraServerPid, treeCpuSeconds, threadCpu, threadCpuDelta, type ThreadCpu, treeThreadCpu } from '@mw/testing';
 import { type ApplyCounters, applyCountersOf, applyPerCheckout, commandsPerCheckout, type Counters, hostsOf, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 import { floorLoop } from './floor';
 import { byCollectionPerCheckout, oplogBetween, oplogByCollection, oplogEnd, perCheckoutOf } from './oplog';
@@ -251,6 +251,11 @@ function measuredProcesses(children: ReadonlyMap<Service, ChildProcess>, mongoUr
 
 const CLUSTER_SERVER_HOSTS = ['kafka-1', 'kafka-2', 'kafka-3', 'cassandra-1', 'cassandra-2', 'cassandra-3', 'mongodb-1', 'mongodb-2', 'mongodb-3'];
 const cpuOf = (procs: Record<string, number>): Record<string, number> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, CLUSTER && k.startsWith('mongodb-') ? treeCpuSeconds(pid) : cpuSeconds(pid)]));
+/** Each measured process's threads by group (`threadCpu`), read as `cpuOf` reads the process: where inside a server the CPU goes. */
+const threadsOf = (procs: Record<string, number>): Record<string, ThreadCpu> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, CLUSTER && k.startsWith('mongodb-') ? treeThreadCpu(pid) : threadCpu(pid)]));
+/** Thread groups shown per process in a level row, and the least CPU per checkout a shown group has. */
+const THREAD_GROUPS_SHOWN = 6;
+const THREAD_MIN_CPU_S = 0.0001;
 
 // ---------------------------------------------------------------- MongoDB of a given replica-set size
 
@@ -651,6 +656,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       }
       const before = await counters();
       const cpuBefore = cpuOf(procs);
+      const threadsBefore = threadsOf(procs);
       const windowStarted = performance.now();
       const statusBefore = await mongo.db('admin').command({ serverStatus: 1 });
       const serverBefore = statusBefore['opcounters'] as Record<string, number>;
@@ -661,6 +667,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       await sleep(1500); // trailing relay work of this level is counted with it
       const after = await counters();
       const cpuAfter = cpuOf(procs);
+      const threadsAfter = threadsOf(procs);
       const windowSeconds = (performance.now() - windowStarted) / 1000;
       const statusAfter = await mongo.db('admin').command({ serverStatus: 1 });
       const serverAfter = statusAfter['opcounters'] as Record<string, number>;
@@ -686,6 +693,9 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         // where a confirmed checkout's time goes, hop by hop: each message's Kafka CreateTime (when its producer sent it)
         latency_by_hop_ms: hops.breakdown(got.filter((g) => g.outcome === 'OrderConfirmed')),
         cpu_seconds_per_checkout: { ...cpuPer, total_servers_and_services: round(Object.entries(cpuPer).filter(([k]) => k !== 'bench driver').reduce((n, [, v]) => n + v, 0), 4) },
+        // the same by thread group inside each process (cpu_s), with how often that group slept and woke (sleeps:
+        // voluntary context switches) per checkout: a server's storage, replication or network threads (ADR 0015 §10)
+        cpu_by_thread_per_checkout: Object.fromEntries(Object.keys(procs).map((k) => [k, threadCpuDelta(threadsBefore[k] ?? {}, threadsAfter[k] ?? {}, 1 / Math.max(1, got.length), THREAD_GROUPS_SHOWN, THREAD_MIN_CPU_S)])),
         // the level's operations minus the idle services' (idle_per_s × the level's seconds), per checkout
         per_checkout: perCheckout([level], topicNames),
         // what the level's writes cost the replica set: oplog entries of the run's databases (transactions' applyOps included)

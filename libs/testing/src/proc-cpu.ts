@@ -21,12 +21,8 @@ export function infraServerPid(infraDir: string, server: string): number | undef
   return existsSync(f) ? Number(readFileSync(f, 'utf8').trim()) || undefined : undefined;
 }
 
-/**
- * CPU seconds of a process and every live descendant (a server started under a supervisor script,
- * e.g. the cluster topology's mongod members under their `member.sh`, whose recorded pid is the
- * script's): the descendants found through each /proc/<pid>/stat's parent pid.
- */
-export function treeCpuSeconds(root: number): number {
+/** A process and every live descendant, found through each /proc/<pid>/stat's parent pid (root first). */
+export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
@@ -38,11 +34,91 @@ export function treeCpuSeconds(root: number): number {
       // gone
     }
   }
-  let total = 0;
+  const tree: number[] = [];
   for (const stack = [root]; stack.length > 0; ) {
     const pid = stack.pop()!;
-    total += cpuSeconds(pid);
+    tree.push(pid);
     stack.push(...(children.get(pid) ?? []));
   }
-  return total;
+  return tree;
+}
+
+/**
+ * CPU seconds of a process and every live descendant (a server started under a supervisor script,
+ * e.g. the cluster topology's mongod members under their `member.sh`, whose recorded pid is the
+ * script's).
+ */
+export function treeCpuSeconds(root: number): number {
+  return processTree(root).reduce((total, pid) => total + cpuSeconds(pid), 0);
+}
+
+/** One process's live threads by thread id: each one's name now, CPU seconds and voluntary context switches (sleeps) so far. */
+export type ThreadCpu = Record<string, { readonly name: string; readonly cpuSeconds: number; readonly sleeps: number }>;
+
+/**
+ * A thread's name with its ordinal digits folded (`MutationStage-12` → `MutationStage-N`, `conn87` → `connN`),
+ * so that a pool's threads count as one row and rows compare across runs.
+ */
+export function threadGroup(name: string): string {
+  return name.replace(/[0-9]+/g, 'N');
+}
+
+/**
+ * Every live thread of `pid`, from /proc/<pid>/task/<tid>/{stat,status}: where a server's CPU goes (its
+ * storage, replication or network threads) and how often they slept and woke. Keyed by thread id, because a
+ * thread may rename itself (Cassandra's shared pool workers take the name of the stage they run for), so
+ * only a thread's own two readings may be subtracted (`threadCpuDelta`). Empty when the process is gone.
+ */
+export function threadCpu(pid: number): ThreadCpu {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const out: Record<string, { name: string; cpuSeconds: number; sleeps: number }> = {};
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      out[`${pid}/${tid}`] = {
+        name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+        cpuSeconds: (Number(fields[11]) + Number(fields[12])) / clockTicks,
+        sleeps: Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+      };
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** `threadCpu` of a process and its descendants (`processTree`): a server under its supervisor script. */
+export function treeThreadCpu(root: number): ThreadCpu {
+  return Object.assign({}, ...processTree(root).map((pid) => threadCpu(pid))) as ThreadCpu;
+}
+
+/**
+ * Each thread's `b − a` (a thread born in between from zero), grouped by its name in `b` (`threadGroup`),
+ * scaled (1 / checkouts gives per checkout): the `top` groups by CPU, those under `minCpu` (after scaling)
+ * left out, `{ group: { cpu_s, sleeps } }`, largest first. A thread that ended in between is not in `b`, so
+ * the sum is a lower bound of the process's CPU where threads come and go (connections), exact for pools.
+ */
+export function threadCpuDelta(a: ThreadCpu, b: ThreadCpu, scale: number, top = 8, minCpu = 0): Record<string, { cpu_s: number; sleeps: number }> {
+  const groups = new Map<string, { cpu: number; sleeps: number }>();
+  for (const [tid, now] of Object.entries(b)) {
+    const g = groups.get(threadGroup(now.name)) ?? { cpu: 0, sleeps: 0 };
+    g.cpu += (now.cpuSeconds - (a[tid]?.cpuSeconds ?? 0)) * scale;
+    g.sleeps += (now.sleeps - (a[tid]?.sleeps ?? 0)) * scale;
+    groups.set(threadGroup(now.name), g);
+  }
+  return Object.fromEntries(
+    [...groups]
+      .filter(([, g]) => g.cpu > minCpu)
+      .sort(([, x], [, y]) => y.cpu - x.cpu)
+      .slice(0, top)
+      .map(([name, g]) => [name, { cpu_s: Math.round(g.cpu * 1e5) / 1e5, sleeps: Math.round(g.sleeps * 10) / 10 }]),
+  );
 }
