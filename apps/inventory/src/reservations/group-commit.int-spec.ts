@@ -1,4 +1,5 @@
 import { oid } from '../test/harness';
+import { countByKind, ledgerEntriesOf } from '../test/ledger-entries';
 import { countedInventory } from '../test/services';
 import { GroupCommitMode } from './one-commit';
 
@@ -30,15 +31,8 @@ describe.each(['transaction', 'stages'] as const)('inventory group commit (%s)',
     );
   /** The orders' ledger entries per kind, where they are: the ledger collection, or pending in the stock documents. */
   const entries = async (orders: readonly string[]) => {
-    const count = (list: readonly { kind: string; order_id?: string }[]) => {
-      const kinds: Record<string, number> = {};
-      for (const e of list) if (e.order_id && orders.includes(e.order_id)) kinds[e.kind] = (kinds[e.kind] ?? 0) + 1;
-      return kinds;
-    };
-    return {
-      ledger: count(await db.collection<{ kind: string; order_id?: string }>('ledger').find({ order_id: { $in: [...orders] } }).toArray()),
-      pending: count((await stock.coll.find({}, { projection: { _ledger: 1 } }).toArray()).flatMap((d) => d._ledger ?? [])),
-    };
+    const { ledger, pending } = await ledgerEntriesOf(db, orders);
+    return { ledger: countByKind(ledger), pending: countByKind(pending) };
   };
   const reserve = (order: string, lines: { product_id: string; qty: number }[]) => ({
     order_id: order,

@@ -8,10 +8,9 @@ import { KafkaPublisher } from '@mw/messaging';
 import type { EdgeSettings } from '@mw/platform';
 import { accessToken, type DemoUser, kafkaSaslEnv, serviceToken, startService, testEnv, uniqueName, waitFor } from '@mw/testing';
 import { api } from '../api';
+import { countByKind, ledgerEntriesOf } from './ledger-entries';
 import { AppModule } from '../app.module';
 import { InventoryConfig, loadInventoryConfig } from '../config';
-import type { LedgerEntry } from '../ledger/ledger';
-import { LEDGER } from '../ledger/ledger.repository';
 import { StockDoc, stockKey } from '../stock/stock';
 
 /** Who calls: a demo user (password grant), the operations client (`service`), a raw Authorization header, or nobody. */
@@ -146,14 +145,9 @@ export class InventoryHarness {
    * stock document's `_ledger` (an entry in both — copied, not yet pulled — counts once).
    */
   async movementsOf(orderIds: readonly string[]): Promise<Record<string, number>> {
-    const mine = { order_id: { $in: [...orderIds] } };
-    const copied = await this.db.collection<LedgerEntry>(LEDGER).find(mine).toArray();
-    const docs = await this.db.collection<StockDoc>('stock').find({ '_ledger.order_id': { $in: [...orderIds] } }, { projection: { _ledger: 1 } }).toArray();
-    const byId = new Map<string, LedgerEntry>(copied.map((e) => [e._id, e]));
-    for (const e of docs.flatMap((d) => d._ledger ?? [])) if (e.order_id && orderIds.includes(e.order_id)) byId.set(e._id, e);
-    const kinds: Record<string, number> = {};
-    for (const e of byId.values()) kinds[e.kind] = (kinds[e.kind] ?? 0) + 1;
-    return kinds;
+    const { ledger, pending } = await ledgerEntriesOf(this.db, orderIds);
+    // an entry copied but not yet pulled is in both places: counted once, by its id
+    return countByKind([...new Map([...ledger, ...pending].map((e) => [e._id, e])).values()]);
   }
 
   eventsFor(orderId: string, type?: string): EventSeen[] {
