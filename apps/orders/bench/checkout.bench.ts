@@ -250,9 +250,11 @@ function measuredProcesses(children: ReadonlyMap<Service, ChildProcess>, mongoUr
 }
 
 const CLUSTER_SERVER_HOSTS = ['kafka-1', 'kafka-2', 'kafka-3', 'cassandra-1', 'cassandra-2', 'cassandra-3', 'mongodb-1', 'mongodb-2', 'mongodb-3'];
-const cpuOf = (procs: Record<string, number>): Record<string, number> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, CLUSTER && k.startsWith('mongodb-') ? treeCpuSeconds(pid) : cpuSeconds(pid)]));
+/** A cluster mongod member is read with its descendants: its recorded pid is its supervisor script's. */
+const underSupervisor = (k: string): boolean => CLUSTER && k.startsWith('mongodb-');
+const cpuOf = (procs: Record<string, number>): Record<string, number> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, underSupervisor(k) ? treeCpuSeconds(pid) : cpuSeconds(pid)]));
 /** Each measured process's threads by group (`threadCpu`), read as `cpuOf` reads the process: where inside a server the CPU goes. */
-const threadsOf = (procs: Record<string, number>): Record<string, ThreadCpu> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, CLUSTER && k.startsWith('mongodb-') ? treeThreadCpu(pid) : threadCpu(pid)]));
+const threadsOf = (procs: Record<string, number>): Record<string, ThreadCpu> => Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, underSupervisor(k) ? treeThreadCpu(pid) : threadCpu(pid)]));
 /** Thread groups shown per process in a level row, and the least CPU per checkout a shown group has. */
 const THREAD_GROUPS_SHOWN = 6;
 const THREAD_MIN_CPU_S = 0.0001;

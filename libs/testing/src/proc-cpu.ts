@@ -2,14 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 let clockTicks: number | undefined;
+/** The kernel's clock ticks per second, which /proc's CPU times count in (asked once). */
+const ticks = (): number => (clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
 
 /** utime + stime of a process in seconds, from /proc/<pid>/stat (0 when it is gone): what the benchmarks report as CPU per unit of work. */
 export function cpuSeconds(pid: number): number {
-  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+    return (Number(fields[11]) + Number(fields[12])) / ticks();
   } catch {
     return 0;
   }
@@ -70,7 +71,6 @@ export function threadGroup(name: string): string {
  * only a thread's own two readings may be subtracted (`threadCpuDelta`). Empty when the process is gone.
  */
 export function threadCpu(pid: number): ThreadCpu {
-  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   const out: Record<string, { name: string; cpuSeconds: number; sleeps: number }> = {};
   let tids: string[];
   try {
@@ -85,7 +85,7 @@ export function threadCpu(pid: number): ThreadCpu {
       const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
       out[`${pid}/${tid}`] = {
         name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-        cpuSeconds: (Number(fields[11]) + Number(fields[12])) / clockTicks,
+        cpuSeconds: (Number(fields[11]) + Number(fields[12])) / ticks(),
         sleeps: Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
       };
     } catch {
