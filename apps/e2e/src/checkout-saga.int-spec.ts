@@ -162,7 +162,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     await stockIs(p, { available: 8, reserved: 0, committed: 2 });
     expect((await reservation(orderId)).status).toBe('committed');
     await cartStatus(cartId, 'ordered');
-    expect((await ops(orderId, 'capture')).map((o) => o.outcome.status)).toEqual(['captured']);
+    expect((await ops(orderId, 'sale')).map((o) => o.outcome.status)).toEqual(['captured']);
     expect(await ops(orderId, 'void')).toHaveLength(0);
     expect(await ops(orderId, 'refund')).toHaveLength(0);
     await ledgerOk();
@@ -231,7 +231,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     expect((await reservation(loser)).status).toBe('rejected');
     await cartStatus(winnerCart, 'ordered');
     await cartStatus(loserCart, 'active');
-    expect((await ops(winner, 'capture')).map((o) => o.outcome.status)).toEqual(['captured']);
+    expect((await ops(winner, 'sale')).map((o) => o.outcome.status)).toEqual(['captured']);
     expect(await payments(loser)).toHaveLength(0);
     await ledgerOk();
   });
@@ -246,11 +246,10 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     await stockIs(p, { available: 5, reserved: 0, committed: 0 }, HOLD_SECONDS * 1000 - (Date.now() - startedAt) - 500);
     expect(await reservation(orderId)).toMatchObject({ status: 'released', release_reason: 'compensation' });
     await cartStatus(cartId, 'active');
-    expect((await ops(orderId, 'authorize')).map((o) => o.outcome.status)).toEqual(['declined']);
-    expect(await ops(orderId, 'capture')).toHaveLength(0);
+    expect((await payments(orderId)).map((o) => `${o.op}:${o.outcome.status}`)).toEqual(['sale:declined']);
   });
 
-  it('payment never answers → deadline compensation (PAYMENT_DEADLINE_EXCEEDED): authorization voided, stock released, cart active', async () => {
+  it('payment never answers → deadline compensation (PAYMENT_DEADLINE_EXCEEDED): the sale reversed (a refund of nothing, then a void), stock released, cart active', async () => {
     const p = await product('1200.00', 5);
     const cartId = await cart(ruleUser('hang'), [[p, 1]]);
     const { orderId, startedAt } = await checkout(cartId);
@@ -261,7 +260,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     await stockIs(p, { available: 5, reserved: 0, committed: 0 });
     expect(await reservation(orderId)).toMatchObject({ status: 'released', release_reason: 'compensation' });
     await cartStatus(cartId, 'active');
-    expect(await ops(orderId, 'capture')).toHaveLength(0);
+    expect(await ops(orderId, 'sale')).toHaveLength(0);
     expect((await ops(orderId, 'void')).map((o) => o.outcome.status)).toEqual(['voided']);
   });
 
@@ -300,7 +299,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
       expect((await reservation(orderId)).status).toBe('expired');
       await stockIs(p, { available: 5, reserved: 0, committed: 0 });
       await cartStatus(cartId, 'ordered'); // it was ordered when the order was confirmed; a later cancel keeps it so
-      expect((await ops(orderId, 'capture')).map((o) => o.outcome.status)).toEqual(['captured']);
+      expect((await ops(orderId, 'sale')).map((o) => o.outcome.status)).toEqual(['captured']);
       expect((await ops(orderId, 'refund')).map((o) => o.outcome.status)).toEqual(['refunded']);
     } finally {
       s.onMessage = undefined;
@@ -345,7 +344,7 @@ describe('checkout saga end to end (catalog, inventory, carts, orders as process
     const after = await terminal(orderId);
     expect(after).toMatchObject({ state: 'CONFIRMED', version: settled.version });
     expect(after.history).toEqual(settled.history);
-    expect((await ops(orderId, 'capture')).map((o) => o.outcome.status)).toEqual(['captured']);
+    expect((await ops(orderId, 'sale')).map((o) => o.outcome.status)).toEqual(['captured']);
     expect(await ops(orderId, 'refund')).toHaveLength(0);
     await stockIs(p, { available: 8, reserved: 0, committed: 2 });
     expect((await reservation(orderId)).status).toBe('committed');

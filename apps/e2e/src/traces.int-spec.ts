@@ -178,7 +178,7 @@ describe('traces: one checkout is one trace in Zipkin', () => {
     { label: 'inventory relay publishes StockReserved', service: 'inventory', match: sendTo(s.topics.events, true) },
     { label: 'orders handles StockReserved', service: 'orders', match: named('handle StockReserved') },
   ];
-  /** After the capture, two branches of the confirming transition: the sale in inventory, and the confirmation (ADR 0015 §3). */
+  /** After the payment, two branches of the confirming transition: the sale in inventory, and the confirmation (ADR 0015 §3). */
   const afterPayment = (): Step[][] => [
     [
       { label: 'orders relay publishes CommitStock', service: 'orders', match: sendTo(s.topics.commands, true) },
@@ -191,7 +191,7 @@ describe('traces: one checkout is one trace in Zipkin', () => {
   ];
   const has = (name: string, service: string) => (spans: ZipkinSpan[]) => spans.some((x) => serviceOf(x) === service && x.name === name.toLowerCase());
 
-  /** The payment steps: in the checkout's trace (from the order's traceparent), after stock was reserved. */
+  /** The payment step: in the checkout's trace (from the order's traceparent), after stock was reserved. */
   function assertPayment(spans: ZipkinSpan[], checkoutHandled: ZipkinSpan, stockReserved: ZipkinSpan): ZipkinSpan {
     const byId = new Map(spans.map((x) => [x.id, x]));
     const pay = (step: string): ZipkinSpan => {
@@ -200,11 +200,9 @@ describe('traces: one checkout is one trace in Zipkin', () => {
       expect(descends(span, checkoutHandled, byId)).toBe(true);
       return span;
     };
-    const authorize = pay('authorize');
-    const capture = pay('capture');
-    expect(authorize.timestamp).toBeGreaterThanOrEqual(stockReserved.timestamp);
-    expect(capture.timestamp).toBeGreaterThanOrEqual(authorize.timestamp);
-    return capture;
+    const sale = pay('sale'); // authorize and capture in one PSP call (ADR 0015 §11)
+    expect(sale.timestamp).toBeGreaterThanOrEqual(stockReserved.timestamp);
+    return sale;
   }
 
   it('carts HTTP → CheckoutRequested → orders → ReserveStock → inventory → StockReserved → payment → CommitStock and OrderConfirmed → … → carts ordered, under the trace id the client sent; the catalog write that made the product is one trace too', async () => {
@@ -224,11 +222,11 @@ describe('traces: one checkout is one trace in Zipkin', () => {
     expect(server?.parentId).toBe(tp.spanId);
     const [directPublish] = assertChain(spans, [{ label: 'carts publishes CheckoutRequested', service: 'carts', match: sendTo(s.topics.checkout, false) }], server);
     const saga = assertChain(spans, sagaSteps(), directPublish);
-    const capture = assertPayment(spans, saga[0]!, saga[4]!);
-    for (const branch of afterPayment()) assertChain(spans, branch, capture);
+    const sale = assertPayment(spans, saga[0]!, saga[4]!);
+    for (const branch of afterPayment()) assertChain(spans, branch, sale);
     // the saga's transitions are events of the spans that caused them
     const transitions = spans.filter((x) => serviceOf(x) === 'orders').flatMap((x) => x.annotations ?? []).filter((a) => a.value.includes('saga.transition'));
-    expect(transitions.length).toBeGreaterThanOrEqual(3); // reserved, authorized, captured = confirmed
+    expect(transitions.length).toBeGreaterThanOrEqual(2); // reserved, sold = confirmed
     expect(new Set(spans.map(serviceOf))).toEqual(new Set(['carts', 'orders', 'inventory']));
 
     // the JSON log lines of the saga carry the trace id (README: from an order id to its trace)
@@ -291,7 +289,7 @@ describe('traces: one checkout is one trace in Zipkin', () => {
     expect(relayed[0]?.tags?.['mw.outbox']).toBe('carts.checkout_outbox');
     expect(relayed[0]?.parentId).toBe(stored?.slice(36, 52));
     const saga = assertChain(spans, sagaSteps(), relayed[0]);
-    const capture = assertPayment(spans, saga[0]!, saga[4]!);
-    for (const branch of afterPayment()) assertChain(spans, branch, capture);
+    const sale = assertPayment(spans, saga[0]!, saga[4]!);
+    for (const branch of afterPayment()) assertChain(spans, branch, sale);
   });
 });

@@ -355,7 +355,7 @@ async function main(): Promise<void> {
           RATE === undefined
             ? 'POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (closed loop: `concurrency` checkouts in flight)'
             : `POST /carts/{id}/checkout sent → OrderConfirmed/OrderCancelled seen on the orders topic by a consumer (open loop: ${RATE} checkouts started per second, at most \`concurrency\` in flight)`,
-        payment_simulator_latency_ms: '20–150 per call (authorize, capture)',
+        payment_simulator_latency_ms: '20–150 per call (one sale per checkout)',
         per_checkout_ops: `each level's MongoDB (top per namespace of the run's databases) / Cassandra (system_views of the run's keyspace) / Kafka (messages on the saga topics) counts minus an idle baseline measured in a ${IDLE_WINDOW_MS / 1000} s quiet window before it, divided by its checkouts`,
         cpu_seconds_per_checkout: 'utime+stime from /proc/<pid>/stat of each process over the level, divided by its checkouts (not idle-subtracted: what a checkout costs on a running stack)',
         idle_cpu: `the first quiet window (${FIRST_IDLE_WINDOW_MS / 1000} s, services up, nothing in flight, ${IDLE_SETTLE_MS / 1000} s after the setup): percent of one core per process`,
@@ -832,8 +832,7 @@ async function bareLoop(i: BareInput): Promise<Record<string, unknown>> {
       for (let k = 0; k < counts.commands; k++) await coll.findOneAndUpdate({ _id: `${id}-0` }, { $inc: { n: 1 } });
       for (let k = 0; k < counts.queries; k++) await coll.findOne({ _id: `${id}-0` });
       for (let k = 0; k < counts.remove; k++) await coll.deleteOne({ _id: `${id}-${k}` });
-      // the PSP's two answers (authorize, capture) at the simulator's latency: time, not CPU
-      await sleep(20 + Math.random() * 130);
+      // the PSP's answer to the sale (authorize and capture in one call) at the simulator's latency: time, not CPU
       await sleep(20 + Math.random() * 130);
       for (const p of plan) await i.producer.send({ topic: p.topic, acks: -1, messages: [{ key: p.key, value: p.value }] });
     },

@@ -7,9 +7,9 @@
  *   orders     the order (one document), OrderCreated, ReserveStock
  *   inventory  the hold on each line's stock document and the reservation (lines + 1 documents),
  *              StockReserved, StockLevelChanged
- *   orders     the PSP's authorize and capture (latency, 20–150 ms each, as the simulator) and the
- *              payment recorded with CONFIRMED in one transition (one document), the sale
- *              (CommitStock) and OrderConfirmed sent together (ADR 0015 §3)
+ *   orders     the PSP's sale, authorize and capture in one call (latency 20–150 ms, as the
+ *              simulator; ADR 0015 §11), and the payment recorded with CONFIRMED in one transition
+ *              (one document), the stock sale (CommitStock) and OrderConfirmed sent together (§3)
  *   then, side by side:
  *   inventory  the sale on each stock document and the reservation's end (lines + 1), StockLevelChanged
  *   carts      the cart's LWT (checking_out → ordered), the user's lookup and activity rows
@@ -224,8 +224,7 @@ export async function floorLoop(i: FloorInput): Promise<FloorResult> {
           { topic: 'events', type: 'StockReserved' },
           { topic: 'events', type: 'StockLevelChanged' },
         ]);
-        // orders: the PSP's two calls, the payment with CONFIRMED, the sale and OrderConfirmed together
-        await sleep(20 + Math.random() * 130);
+        // orders: the PSP's sale (one call), the payment with CONFIRMED, the stock sale and OrderConfirmed together
         await sleep(20 + Math.random() * 130);
         await orderWrites.add([
           {

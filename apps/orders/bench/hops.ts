@@ -15,7 +15,7 @@ export const HOPS = {
   orders_place: 'ReserveStock',
   /** → StockReserved produced: inventory reserves in one commit and relays the answer. */
   inventory_reserve: 'StockReserved',
-  /** → OrderConfirmed produced: the saga's transition, the payment (authorize, capture at the PSP), the confirmation relayed. */
+  /** → OrderConfirmed produced: the saga's transition, the payment (one sale at the PSP), the confirmation relayed. */
   orders_pay_confirm: 'OrderConfirmed',
 } as const;
 export type Hop = keyof typeof HOPS | 'to_observer';

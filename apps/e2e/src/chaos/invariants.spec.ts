@@ -117,8 +117,7 @@ function run(
         reserve();
         move('commit', qty, id);
         c.committed += qty;
-        op('authorize', 'authorize', 'authorized');
-        op('capture', 'capture', 'captured');
+        op('sale', 'sale', 'captured'); // authorized and captured in one call (ADR 0015 §11)
         history.push(
           { to: 'COMMITTING', event: 'PaymentCaptured', at: at(2) },
           { to: 'CONFIRMED', event: 'StockCommitted', at: at(3) },
@@ -147,7 +146,7 @@ function run(
         reserve();
         move('release', qty, id);
         c.available += qty;
-        op('authorize', 'authorize', 'declined');
+        op('sale', 'sale', 'declined');
         history.push({ to: 'CANCELLED', event: 'PaymentDeclined', at: at(2) });
         reason = 'PAYMENT_DECLINED';
         w.payments.push({ _id: id, status: 'declined' });
@@ -532,6 +531,28 @@ describe('chaos invariants (checkSnapshot)', () => {
           _id: `${idOf(1)}:capture:n2`,
           reference: idOf(1),
           op: 'capture',
+          outcome: { status: 'captured' },
+        }),
+      'PSP: at most one effective capture, refund and void per order',
+    ],
+    [
+      'a capture besides the sale (an order paid twice over two payment shapes)',
+      (r) =>
+        void r.world.operations.push({
+          _id: `${idOf(1)}:capture`,
+          reference: idOf(1),
+          op: 'capture',
+          outcome: { status: 'captured' },
+        }),
+      'PSP: at most one effective capture, refund and void per order',
+    ],
+    [
+      'a double sale (a per-call nonce in the key)',
+      (r) =>
+        void r.world.operations.push({
+          _id: `${idOf(1)}:sale:n2`,
+          reference: idOf(1),
+          op: 'sale',
           outcome: { status: 'captured' },
         }),
       'PSP: at most one effective capture, refund and void per order',

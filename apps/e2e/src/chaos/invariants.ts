@@ -226,12 +226,18 @@ const everConfirmed = (o: OrderRow): boolean => o.saga.history.some((h) => h.to 
 const everSold = (o: OrderRow): boolean =>
   o.saga.history.some((h) => h.event === 'StockCommitted') ||
   (o.saga.history.some((h) => h.to === 'CONFIRMED') && !o.saga.history.some((h) => h.event === 'StockCommitFailed'));
-/** The PSP operations that move money or close an authorization, with the outcome that says they did. */
-const EFFECTIVE: Readonly<Record<string, string>> = {
-  capture: 'captured',
-  refund: 'refunded',
-  void: 'voided',
+/**
+ * The PSP operations that move money or close an authorization: the effect each has (a sale is a
+ * capture too: it authorizes and captures in one call) and the outcome that says it happened.
+ */
+const EFFECTIVE: Readonly<Record<string, { readonly effect: 'capture' | 'refund' | 'void'; readonly when: string }>> = {
+  capture: { effect: 'capture', when: 'captured' },
+  sale: { effect: 'capture', when: 'captured' },
+  refund: { effect: 'refund', when: 'refunded' },
+  void: { effect: 'void', when: 'voided' },
 };
+/** The operations that open an authorization, with the outcome that says they did. */
+const AUTHORIZING: Readonly<Record<string, string>> = { authorize: 'authorized', sale: 'captured' };
 /** A cancelled order's payment at the PSP: never authorized, declined, or reversed — never open or kept. */
 const CLOSED_PAYMENT = new Set(['declined', 'voided', 'refunded']);
 const key = (productId: string, zone: string): string => `${productId.toLowerCase()}:${zone}`;
@@ -642,17 +648,18 @@ function reservationInvariants(s: Snapshot, terminal: readonly OrderRow[]): Inva
 /**
  * Money, from the PSP simulator's own records: a sold order's payment is captured and not reversed;
  * a cancelled order's is not authorized-and-open nor captured-and-kept; at most one effective
- * capture, refund and void per order, whatever the idempotency keys (`<order>:refund`,
- * `<order>:refund:r1`, …) — an operation is effective when its outcome says it did its job
- * (`captured`, `refunded`, `voided`; a contradicted reversal, `not_captured`/`already_captured`, is not).
+ * capture (by a sale or a capture), refund and void per order, whatever the idempotency keys
+ * (`<order>:refund`, `<order>:refund:r1`, …) — an operation is effective when its outcome says it
+ * did its job (`captured`, `refunded`, `voided`; a contradicted reversal, `not_captured`/`already_captured`, is not).
  */
 function paymentInvariants(s: Snapshot): InvariantResult[] {
   const paymentOf = new Map(s.payments.map((p) => [String(p._id), p]));
   const orderIds = new Set(s.orders.map((o) => o._id));
   const effective = new Map<string, number>();
-  for (const op of s.operations)
-    if (EFFECTIVE[op.op] !== undefined && op.outcome.status === EFFECTIVE[op.op])
-      add(effective, `${op.reference}:${op.op}`, 1);
+  for (const op of s.operations) {
+    const e = EFFECTIVE[op.op];
+    if (e && op.outcome.status === e.when) add(effective, `${op.reference}:${e.effect}`, 1);
+  }
   const repeated = [...effective]
     .filter(([, n]) => n > 1)
     .map(([k, n]) => ({
@@ -794,7 +801,7 @@ function duplicateEffectInvariant(s: Snapshot, acks: readonly Acknowledgement[])
     }
   const authorized = new Map<string, number>();
   for (const op of s.operations)
-    if (op.op === 'authorize' && op.outcome.status === 'authorized') add(authorized, op.reference, 1);
+    if (AUTHORIZING[op.op] !== undefined && op.outcome.status === AUTHORIZING[op.op]) add(authorized, op.reference, 1);
   for (const [order, n] of authorized) if (n > 1) off.push({ order, effective_authorizations: n });
   return {
     name: 'no duplicate effect (one envelope per order event, each line reserved once, one authorization per order)',

@@ -53,6 +53,7 @@ const ActorRoleEnum = z.enum([
   'system',
 ] as const satisfies readonly ActorRole[]);
 const PaymentStepEnum = z.enum([
+  'SALE',
   'AUTHORIZE',
   'CAPTURE',
   'VOID',

@@ -43,17 +43,9 @@ export const orderExample: OrderView = {
     },
     {
       from: 'AWAITING_PAYMENT',
-      to: 'AWAITING_PAYMENT',
-      event: 'PaymentAuthorized',
-      cause: '56e540608eca05a5f7400db0:authorize',
-      at: '2026-11-21T10:00:00.531Z',
-      by: { sub: 'orders:payment-worker', role: 'system' },
-    },
-    {
-      from: 'AWAITING_PAYMENT',
       to: 'CONFIRMED',
       event: 'PaymentCaptured',
-      cause: '56e540608eca05a5f7400db0:capture',
+      cause: '56e540608eca05a5f7400db0:sale',
       at: '2026-11-21T10:00:00.688Z',
       by: { sub: 'orders:payment-worker', role: 'system' },
     },

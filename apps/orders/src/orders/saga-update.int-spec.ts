@@ -34,9 +34,9 @@ describe('order transitions write the saga as a diff (real MongoDB)', () => {
     expect(await repo.insertWithMessages(order0, [])).toBe(true);
     const inputs: SagaInput[] = [
       { type: 'StockReserved', id: `sr-${id}`, expires_at: new Date(Date.now() + 900_000) },
-      { type: 'PaymentAuthorized', id: `pa-${id}`, authorization_id: `auth-${id}` },
-      { type: 'PaymentCaptured', id: `pc-${id}` },
+      { type: 'PaymentCaptured', id: `ps-${id}`, authorization_id: `auth-${id}` },
       { type: 'CancelRequested', id: `cancel:${id}`, by: { role: 'customer', sub: order0.user_id } },
+      { type: 'PaymentReversed', id: `pr-${id}`, how: 'refunded' },
     ];
     const causes: string[] = [];
     for (const [i, input] of inputs.entries()) {

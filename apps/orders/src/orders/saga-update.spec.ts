@@ -22,9 +22,9 @@ describe('sagaChanges: what a transition writes of its saga (issue 31)', () => {
     expect(c.appended).toEqual([reserved.history[0]]);
     expect(c.unset).toEqual([]);
 
-    const authorized = applied(reserved, { type: 'PaymentAuthorized', id: 'pa-1', authorization_id: 'auth-1' });
-    const next = sagaChanges(reserved, authorized);
-    expect(next.appended).toEqual([authorized.history[1]]);
+    const confirmed = applied(reserved, { type: 'PaymentCaptured', id: 'ps-1', authorization_id: 'auth-1' });
+    const next = sagaChanges(reserved, confirmed);
+    expect(next.appended).toEqual([confirmed.history[1]]);
     expect(next.set).not.toHaveProperty('saga.history');
     expect(next.set).not.toHaveProperty('saga.stock'); // unchanged since StockReserved
   });

@@ -4,8 +4,11 @@ import { AppError } from '@mw/platform';
  * The payment port. The saga never talks to a PSP: the payment worker calls this port with an
  * idempotency key derived from the order (`<order_id>:<operation>`), so a retried or repeated call
  * (a crash, a timeout, a second instance) never charges twice. A real PSP adapter implements the
- * same four operations; transient failures (network, timeouts, 5xx) are thrown as
+ * same operations; transient failures (network, timeouts, 5xx) are thrown as
  * `PaymentUnavailableError`, every other answer is a result.
+ *
+ * A checkout pays with one `sale` — authorize and capture in one call, what PSPs call automatic
+ * capture (ADR 0015 §11). `authorize` and `capture` stay for orders whose saga armed them before.
  */
 export interface PaymentRequest {
   readonly idempotencyKey: string;
@@ -20,6 +23,10 @@ export interface PaymentRequest {
 export type AuthorizeResult =
   | { readonly status: 'authorized'; readonly authorization_id: string }
   | { readonly status: 'declined'; readonly code: string };
+/** Authorized and captured in one call, or declined with nothing taken. */
+export type SaleResult =
+  | { readonly status: 'captured'; readonly authorization_id: string }
+  | { readonly status: 'declined'; readonly code: string };
 export type CaptureResult =
   { readonly status: 'captured' } | { readonly status: 'failed'; readonly code: string };
 /** `already_captured`: the money was taken; the caller refunds instead. */
@@ -33,6 +40,8 @@ export type PaymentStatus = 'authorized' | 'declined' | 'captured' | 'voided' | 
 export interface PaymentGateway {
   authorize(req: PaymentRequest): Promise<AuthorizeResult>;
   capture(req: PaymentRequest): Promise<CaptureResult>;
+  /** Authorize and capture together: the money is taken, or nothing is. */
+  sale(req: PaymentRequest): Promise<SaleResult>;
   void(req: PaymentRequest): Promise<VoidResult>;
   refund(req: PaymentRequest): Promise<RefundResult>;
   /** The PSP's current state of a payment reference; null when it never saw it. Transient failures throw. */
@@ -41,7 +50,7 @@ export interface PaymentGateway {
 
 export const PAYMENT_GATEWAY = Symbol('PAYMENT_GATEWAY');
 
-export type PaymentOperation = 'authorize' | 'capture' | 'void' | 'refund';
+export type PaymentOperation = 'authorize' | 'capture' | 'sale' | 'void' | 'refund';
 
 /** The idempotency key of one operation on one order: the same order and operation, the same key. */
 export const idempotencyKey = (orderId: string, op: PaymentOperation): string => `${orderId}:${op}`;

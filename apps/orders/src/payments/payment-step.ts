@@ -67,6 +67,13 @@ export async function performPaymentStep(
         ? { type: 'PaymentCaptured', id }
         : { type: 'PaymentCaptureFailed', id, code: r.code };
     }
+    case 'SALE': {
+      const r = await timed(gateway.sale(req('sale')));
+      const id = idempotencyKey(s.orderId, 'sale');
+      return r.status === 'captured'
+        ? { type: 'PaymentCaptured', id, authorization_id: r.authorization_id }
+        : { type: 'PaymentDeclined', id, code: r.code };
+    }
     case 'VOID': {
       if ((await timed(gateway.void(req('void', voidKey)))).status === 'voided') return voided;
       if ((await timed(gateway.refund(req('refund', refundKey)))).status === 'refunded') return refunded;

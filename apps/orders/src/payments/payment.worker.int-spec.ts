@@ -15,6 +15,7 @@ import type {
   PaymentRequest,
   PaymentStatus,
   RefundResult,
+  SaleResult,
   VoidResult,
 } from './payment-gateway';
 import { PaymentWorker } from './payment.worker';
@@ -23,7 +24,7 @@ import { newTestOrder } from '../test/new-order';
 const timeouts: SagaTimeouts = { stockMs: 60_000, paymentMs: 60_000, commitMs: 60_000, cancelMs: 60_000 };
 const logger = pino({ level: 'silent' });
 
-/** A PSP port that records every call and holds the authorizations of chosen references until released. */
+/** A PSP port that records every call and holds the payments (sales, authorizations) of chosen references until released. */
 class ScriptedGateway implements PaymentGateway {
   readonly calls: string[] = [];
   inFlight = 0;
@@ -31,8 +32,8 @@ class ScriptedGateway implements PaymentGateway {
   private readonly holds = new Map<string, Promise<void>>();
   private readonly releases: (() => void)[] = [];
 
-  /** Every authorization from now on is held too, until released. */
-  holdEveryAuthorization = false;
+  /** Every payment from now on is held too, until released. */
+  holdEveryPayment = false;
 
   hold(reference: string): void {
     this.holds.set(reference, new Promise((r) => this.releases.push(r)));
@@ -50,6 +51,9 @@ class ScriptedGateway implements PaymentGateway {
   capture(req: PaymentRequest): Promise<CaptureResult> {
     return this.call('capture', req, { status: 'captured' });
   }
+  sale(req: PaymentRequest): Promise<SaleResult> {
+    return this.call('sale', req, { status: 'captured', authorization_id: `auth_${req.reference}` });
+  }
   void(req: PaymentRequest): Promise<VoidResult> {
     return this.call('void', req, { status: 'voided' });
   }
@@ -65,8 +69,9 @@ class ScriptedGateway implements PaymentGateway {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
-      if (op === 'authorize' && this.holdEveryAuthorization && !this.holds.has(req.reference)) this.hold(req.reference);
-      if (op === 'authorize') await this.holds.get(req.reference);
+      const pays = op === 'sale' || op === 'authorize';
+      if (pays && this.holdEveryPayment && !this.holds.has(req.reference)) this.hold(req.reference);
+      if (pays) await this.holds.get(req.reference);
       await new Promise((r) => setTimeout(r, 5));
       return answer;
     } finally {
@@ -154,7 +159,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     return { saga, worker, nudges };
   };
 
-  /** A new order, then StockReserved through `saga`: the transition that creates its AUTHORIZE step. */
+  /** A new order, then StockReserved through `saga`: the transition that creates its SALE step. */
   const reserved = async (saga: SagaService): Promise<string> => {
     const order = newTestOrder(timeouts);
     await repo.insertWithMessages(order, []);
@@ -177,14 +182,14 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     try {
       const run = worker.runOnce();
       await waitFor(
-        () => Promise.resolve(gateway.count('authorize', slow) === 1),
+        () => Promise.resolve(gateway.count('sale', slow) === 1),
         10_000,
-        'the slow authorization started',
+        'the slow sale started',
       );
       await waitFor(
-        () => Promise.resolve(others.every((o) => gateway.count('authorize', o) === 1)),
+        () => Promise.resolve(others.every((o) => gateway.count('sale', o) === 1)),
         10_000,
-        'every other order authorized while the slow call holds its slot',
+        'every other order paid while the slow call holds its slot',
       );
       expect(await Promise.race([run, new Promise((r) => setTimeout(() => r('still running'), 5_000))])).toBe(
         4,
@@ -195,40 +200,41 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       gateway.releaseAll();
     }
     await worker.idle();
-    expect(gateway.count('authorize', slow)).toBe(1);
+    expect(gateway.count('sale', slow)).toBe(1);
   });
 
-  it('a step created by a transition runs inline, through authorize and capture, without a poll, a re-read or a claim of its own', async () => {
+  it('a step created by a transition runs inline, one sale, without a poll, a re-read or a claim of its own', async () => {
     const gateway = new ScriptedGateway();
     const { saga, worker } = instance(gateway, 4, true);
     const from = commands.length;
     const id = await reserved(saga); // never a runOnce in this test
-    await worker.idle(); // the inline run: AUTHORIZE, then in the same slot the CAPTURE its outcome created
-    expect([gateway.count('authorize', id), gateway.count('capture', id)]).toEqual([1, 1]);
+    await worker.idle(); // the inline run: the SALE, authorize and capture in one PSP call
+    expect(['sale', 'authorize', 'capture'].map((op) => gateway.count(op, id))).toEqual([1, 0, 0]);
     const onOrders = commands
       .slice(from)
       .filter((c) => (c.command as Record<string, unknown>)[c.commandName] === ORDERS_COLLECTION)
       .map((c) => c.commandName);
-    // the order's insert, StockReserved's load and transition (which claims AUTHORIZE for this
-    // process); then the transition of each outcome (PaymentAuthorized claims CAPTURE the same way)
-    expect(onOrders).toEqual(['insert', 'find', 'update', 'update', 'update']);
+    // the order's insert, StockReserved's load and transition (which claims SALE for this
+    // process); then the transition of its outcome, straight to CONFIRMED
+    expect(onOrders).toEqual(['insert', 'find', 'update', 'update']);
     const order = await repo.findById(id);
-    expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentAuthorized', 'PaymentCaptured']);
+    expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentCaptured']);
+    expect(order?.saga.payment).toMatchObject({ authorized: true, captured: true, authorization_id: `auth_${id}` });
     expect(await state(id)).toBe('CONFIRMED');
   });
 
   it('outcomes of steps that finish together are written together: bulkWrites of several transitions, no re-read, each once', async () => {
     const gateway = new ScriptedGateway();
-    gateway.holdEveryAuthorization = true;
+    gateway.holdEveryPayment = true;
     const { saga, worker } = instance(gateway, 8, true);
     const ids: string[] = [];
     for (let k = 0; k < 6; k++) ids.push(await reserved(saga));
     await waitFor(
-      () => Promise.resolve(ids.every((id) => gateway.count('authorize', id) === 1)),
+      () => Promise.resolve(ids.every((id) => gateway.count('sale', id) === 1)),
       10_000,
-      'six authorizations in flight',
+      'six sales in flight',
     );
-    gateway.holdEveryAuthorization = false;
+    gateway.holdEveryPayment = false;
     const from = commands.length;
     gateway.releaseAll(); // the six answers arrive together
     await worker.idle();
@@ -236,14 +242,14 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       .slice(from)
       .filter((c) => (c.command as Record<string, unknown>)[c.commandName] === ORDERS_COLLECTION);
     const updates = onOrders.filter((c) => c.commandName === 'update').map((c) => (c.command['updates'] as unknown[]).length);
-    // six authorizations and six captures, each outcome's transition written once, several in one command
-    expect(updates.reduce((a, b) => a + b, 0)).toBe(12);
+    // six sales, each outcome's transition written once, several in one command
+    expect(updates.reduce((a, b) => a + b, 0)).toBe(6);
     expect(Math.max(...updates)).toBeGreaterThan(1);
     expect(onOrders.filter((c) => c.commandName !== 'update')).toEqual([]); // the orders as claimed: never read again
     for (const id of ids) {
-      expect([gateway.count('authorize', id), gateway.count('capture', id)]).toEqual([1, 1]);
+      expect(gateway.count('sale', id)).toBe(1);
       const order = await repo.findById(id);
-      expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentAuthorized', 'PaymentCaptured']);
+      expect(order?.saga.history.map((t) => t.event)).toEqual(['StockReserved', 'PaymentCaptured']);
       expect(order?.saga.state).toBe('CONFIRMED');
     }
   });
@@ -255,13 +261,13 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     const b = instance(gateway, 4, false);
     const id = await reserved(a.saga);
     const claimed = (await repo.findById(id))!.saga.payment;
-    expect(claimed.step).toBe('AUTHORIZE');
+    expect(claimed.step).toBe('SALE');
     expect(claimed.attempts).toBe(1); // the transition counted the attempt it claimed
     expect(await b.worker.runOnce()).toBe(0); // leased to a: not due for anyone else yet
     await waitFor(async () => (await b.worker.runOnce()) === 1, 10_000, 'the step due after its lease');
     await b.worker.idle();
-    expect(gateway.count('authorize', id)).toBe(1);
-    expect(await state(id)).toBe('AWAITING_PAYMENT'); // authorized; CAPTURE due for b's poller
+    expect(gateway.count('sale', id)).toBe(1);
+    expect(await state(id)).toBe('CONFIRMED');
   });
 
   it('a claimed step the worker cannot take (queue full, or stopping) is handed back at once, due for any poller', async () => {
@@ -275,7 +281,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       expect(worker.leaseFor(ids[5]!)).toBeUndefined(); // full: a transition would not claim for it
       // claimed anyway (the queue filled between the lease and the write): refused and handed back
       const last = (await repo.findById(ids[5]!))!;
-      const claimed = await repo.claimPaymentStep(last, 'AUTHORIZE', new Date(), 30_000);
+      const claimed = await repo.claimPaymentStep(last, 'SALE', new Date(), 30_000);
       expect(claimed?.saga.payment.next_at!.getTime()).toBeGreaterThan(Date.now());
       expect(worker.submit(claimed!, true)).toBe(false);
       await waitFor(
@@ -287,7 +293,7 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       gateway.releaseAll();
     }
     await worker.idle();
-    expect(ids.slice(0, 5).map((id) => gateway.count('authorize', id))).toEqual([1, 1, 1, 1, 1]);
+    expect(ids.slice(0, 5).map((id) => gateway.count('sale', id))).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('a step refused by a full queue is not dropped: when room frees the poller is asked for it', async () => {
@@ -309,13 +315,13 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
       gateway.releaseAll();
     }
     await waitFor(
-      () => Promise.resolve(gateway.count('authorize', ids[5]!) === 1),
+      () => Promise.resolve(gateway.count('sale', ids[5]!) === 1),
       10_000,
       'the refused step run',
     );
     await worker.idle();
     expect(asked).toBe(1);
-    expect(ids.map((id) => gateway.count('authorize', id))).toEqual(ids.map(() => 1));
+    expect(ids.map((id) => gateway.count('sale', id))).toEqual(ids.map(() => 1));
   });
 
   it('a step offered inline and found by the pollers of two other instances at the same moment runs once', async () => {
@@ -329,8 +335,8 @@ describe('payment worker: pool, inline steps, claim (real MongoDB)', () => {
     for (const o of orders) a.worker.submit(o);
     await Promise.all([b.worker.runOnce(), c.worker.runOnce(), a.worker.runOnce()]);
     await Promise.all([a.worker.idle(), b.worker.idle(), c.worker.idle()]);
-    expect(ids.map((id) => gateway.count('authorize', id))).toEqual(ids.map(() => 1));
-    for (const id of ids) expect(await state(id)).toBe('AWAITING_PAYMENT'); // authorized; CAPTURE now due
-    expect(new Set(orders.map((o) => o.saga.payment.step))).toEqual(new Set(['AUTHORIZE']));
+    expect(ids.map((id) => gateway.count('sale', id))).toEqual(ids.map(() => 1));
+    for (const id of ids) expect(await state(id)).toBe('CONFIRMED');
+    expect(new Set(orders.map((o) => o.saga.payment.step))).toEqual(new Set(['SALE']));
   });
 });

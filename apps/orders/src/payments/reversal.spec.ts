@@ -1,5 +1,5 @@
 import { decide, Saga, SagaInput, SagaTimeouts, startSaga } from '../saga/saga';
-import type { PaymentGateway, PaymentRequest } from './payment-gateway';
+import type { PaymentGateway, PaymentOperation, PaymentRequest } from './payment-gateway';
 import { performPaymentStep } from './payment-step';
 import { missingReversal } from './reconciliation';
 import { applyOperation, PspOutcome, PspPayment, SimulatorRules } from './simulator/psp-rules';
@@ -107,7 +107,7 @@ class RulesPsp implements PaymentGateway {
     private readonly rules: SimulatorRules,
     private readonly onRefund?: () => void,
   ) {}
-  private run(op: 'authorize' | 'capture' | 'void' | 'refund', r: PaymentRequest): Promise<never> {
+  private run(op: PaymentOperation, r: PaymentRequest): Promise<never> {
     const { next, outcome } = applyOperation(this.payment, op, r, this.rules, () => 'a');
     if (next) this.payment = next;
     this.calls.push(`${r.idempotencyKey}=${(outcome as PspOutcome).status}`);
@@ -116,6 +116,7 @@ class RulesPsp implements PaymentGateway {
   }
   authorize = (r: PaymentRequest) => this.run('authorize', r);
   capture = (r: PaymentRequest) => this.run('capture', r);
+  sale = (r: PaymentRequest) => this.run('sale', r);
   void = (r: PaymentRequest) => this.run('void', r);
   refund = (r: PaymentRequest) => this.run('refund', r);
   status = () => Promise.resolve(this.payment?.status ?? null);

@@ -58,16 +58,19 @@ const authorized = (): SagaInput => ({
   id: `${ORDER}:authorize`,
   authorization_id: 'a-1',
 });
-const captured = (): SagaInput => ({ type: 'PaymentCaptured', id: `${ORDER}:capture` });
+/** The checkout's payment: one sale, authorized and captured together (ADR 0015 §11). */
+const sold = (): SagaInput => ({ type: 'PaymentCaptured', id: `${ORDER}:sale`, authorization_id: 'a-1' });
+/** An order armed before the sale: its payment is AUTHORIZE, then CAPTURE. */
+const twoStep = (saga: Saga): Saga => ({ ...saga, payment: { ...saga.payment, step: 'AUTHORIZE' } });
 const committed = (): SagaInput => ({ type: 'StockCommitted', id: id() });
 const refunded = (): SagaInput => ({ type: 'PaymentReversed', id: `${ORDER}:refund`, how: 'refunded' });
 const voided = (): SagaInput => ({ type: 'PaymentReversed', id: `${ORDER}:void`, how: 'voided' });
 const returned = (): SagaInput => ({ type: 'StockReturned', id: id() });
 
-const confirmedSaga = (): Saga => run(startSaga(t0, t), reserved(), authorized(), captured()).saga;
+const confirmedSaga = (): Saga => run(startSaga(t0, t), reserved(), sold()).saga;
 /** An order the earlier saga left COMMITTING: captured, its CommitStock awaiting StockCommitted (ADR 0015 §3). */
 const committingSaga = (): Saga => {
-  const paid = run(startSaga(t0, t), reserved(), authorized()).saga;
+  const paid = run(twoStep(run(startSaga(t0, t), reserved()).saga), authorized()).saga;
   return {
     ...paid,
     state: 'COMMITTING',
@@ -208,8 +211,16 @@ describe('order lifecycle after checkout', () => {
     expect(run(r.saga, reserved()).commands).toEqual(['ReleaseStock']);
   });
 
-  it('cancel while paying: void (or refund once capturing) and release', () => {
-    const authorizing = run(startSaga(t0, t), reserved()).saga;
+  it('cancel while paying: refund first during the sale (it may have gone through), falling back to a void; release', () => {
+    const paying = run(startSaga(t0, t), reserved()).saga;
+    const s = run(paying, cancel);
+    expect(s.saga).toMatchObject({ state: 'CANCELLING', reason: 'CANCELLED_BY_USER', payment: { step: 'REFUND' } });
+    expect(s.commands).toEqual(['ReleaseStock']);
+    expect(run(s.saga, voided()).commands).toEqual(['OrderCancelled:CANCELLED_BY_USER:before']);
+  });
+
+  it('cancel while paying in two steps (an order armed before the sale): void (or refund once capturing) and release', () => {
+    const authorizing = twoStep(run(startSaga(t0, t), reserved()).saga);
     const a = run(authorizing, cancel);
     expect(a.saga).toMatchObject({
       state: 'CANCELLING',
@@ -264,7 +275,6 @@ describe('order lifecycle after checkout', () => {
       const s = run(confirmedSaga(), deliver, complete).saga;
       expect(s.history.map((h) => `${h.event}:${h.by?.sub}:${h.by?.role}`)).toEqual([
         'StockReserved:inventory:system',
-        'PaymentAuthorized:orders:payment-worker:system',
         'PaymentCaptured:orders:payment-worker:system',
         `DeliveryStarted:${otto.sub}:operator`,
         `DeliveryCompleted:${otto.sub}:operator`,
@@ -275,8 +285,7 @@ describe('order lifecycle after checkout', () => {
       const cancelled = run(
         startSaga(t0, t),
         reserved(),
-        authorized(),
-        captured(),
+        sold(),
         { type: 'StockCommitFailed', id: id(), code: 'X' },
         refunded(),
       ).saga;

@@ -23,7 +23,7 @@ describe('checkout saga (real Kafka + MongoDB, two orders instances)', () => {
   beforeAll(() => h.start(2), 120_000);
   afterAll(() => h.stop());
 
-  it('happy path: one order per checkout, ReserveStock → authorize + capture → CONFIRMED with OrderConfirmed and the sale (CommitStock, answered only on failure)', async () => {
+  it('happy path: one order per checkout, ReserveStock → one sale (authorize + capture) → CONFIRMED with OrderConfirmed and the sale (CommitStock, answered only on failure)', async () => {
     const c = h.checkout();
     await h.sendCheckout(c, 2);
     const [reserve] = await h.waitSeen(c.order_id, 'ReserveStock');
@@ -32,13 +32,12 @@ describe('checkout saga (real Kafka + MongoDB, two orders instances)', () => {
     const [sale] = await h.waitSeen(c.order_id, 'CommitStock');
     expect(sale).toMatchObject({ key: c.order_id, payload: { order_id: c.order_id, reply: 'failure_only' } });
     const ops = await h.paymentOps(c.order_id);
-    expect(ops.map((o) => `${o.op}:${o.outcome.status}`).sort()).toEqual(['authorize:authorized', 'capture:captured']);
+    expect(ops.map((o) => `${o.op}:${o.outcome.status}`)).toEqual(['sale:captured']);
     const order = await h.waitState(c.order_id, 'CONFIRMED'); // no StockCommitted awaited
-    expect(order).toMatchObject({ status: 'confirmed', reason: null, totals: { items: 2, total: '39998.00', currency: 'RUB' }, payment: { captured: true, reversed: null } });
+    expect(order).toMatchObject({ status: 'confirmed', reason: null, totals: { items: 2, total: '39998.00', currency: 'RUB' }, payment: { authorized: true, captured: true, reversed: null } });
     expect(order.lines).toEqual([expect.objectContaining({ qty: 2, unit_price: '19999.00', line_total: '39998.00' })]);
     expect(order.history.map((t) => `${t.from}>${t.to}:${t.event}`)).toEqual([
       'AWAITING_STOCK>AWAITING_PAYMENT:StockReserved',
-      'AWAITING_PAYMENT>AWAITING_PAYMENT:PaymentAuthorized',
       'AWAITING_PAYMENT>CONFIRMED:PaymentCaptured',
     ]);
     const [confirmed] = await h.waitSeen(c.order_id, 'OrderConfirmed');
@@ -73,11 +72,11 @@ describe('checkout saga (real Kafka + MongoDB, two orders instances)', () => {
     const order = await h.waitState(c.order_id, 'CANCELLED');
     expect(order).toMatchObject({ reason: 'PAYMENT_DECLINED', payment: { authorized: false, captured: false, decline_code: 'USER_BLOCKED' } });
     expect((await h.waitSeen(c.order_id, 'OrderCancelled'))[0]!.payload['reason']).toBe('PAYMENT_DECLINED');
-    expect((await h.paymentOps(c.order_id)).map((o) => `${o.op}:${o.outcome.status}`)).toEqual(['authorize:declined']);
+    expect((await h.paymentOps(c.order_id)).map((o) => `${o.op}:${o.outcome.status}`)).toEqual(['sale:declined']);
     expect(h.for(c.order_id, 'CommitStock')).toHaveLength(0);
   });
 
-  it('payment never answers: the deadline releases the stock, voids the authorization and cancels with PAYMENT_DEADLINE_EXCEEDED', async () => {
+  it('payment never answers: the deadline releases the stock, reverses the sale (a refund of nothing, then a void) and cancels with PAYMENT_DEADLINE_EXCEEDED', async () => {
     const c = h.checkout({ user_id: hungUser });
     await h.sendCheckout(c);
     await h.waitSeen(c.order_id, 'ReserveStock');
@@ -90,7 +89,7 @@ describe('checkout saga (real Kafka + MongoDB, two orders instances)', () => {
       'CANCELLING>CANCELLED:PaymentReversed',
     ]);
     await h.waitSeen(c.order_id, 'ReleaseStock');
-    expect((await h.paymentOps(c.order_id)).map((o) => `${o.op}:${o.outcome.status}`)).toEqual(['void:voided']);
+    expect((await h.paymentOps(c.order_id)).map((o) => `${o.op}:${o.outcome.status}`).sort()).toEqual(['refund:not_captured', 'void:voided']);
     expect((await h.waitSeen(c.order_id, 'OrderCancelled'))[0]!.payload['reason']).toBe('PAYMENT_DEADLINE_EXCEEDED');
   });
 
@@ -104,7 +103,7 @@ describe('checkout saga (real Kafka + MongoDB, two orders instances)', () => {
     await h.reply('StockCommitFailed', { order_id: c.order_id, code: 'INVENTORY.RESERVATION_EXPIRED' });
     const order = await h.waitState(c.order_id, 'CANCELLED');
     expect(order).toMatchObject({ reason: 'COMMIT_FAILED', payment: { captured: true, reversed: 'refunded' } });
-    expect((await h.paymentOps(c.order_id)).map((o) => `${o.op}:${o.outcome.status}`).sort()).toEqual(['authorize:authorized', 'capture:captured', 'refund:refunded']);
+    expect((await h.paymentOps(c.order_id)).map((o) => `${o.op}:${o.outcome.status}`).sort()).toEqual(['refund:refunded', 'sale:captured']);
     expect((await h.waitSeen(c.order_id, 'OrderCancelled'))[0]!.payload).toMatchObject({ reason: 'COMMIT_FAILED', after_confirmation: true });
     expect(h.for(c.order_id, 'OrderConfirmed')).toHaveLength(1);
     expect(h.for(c.order_id, 'ReturnStock')).toHaveLength(0); // nothing was sold
@@ -129,7 +128,7 @@ describe('checkout saga (real Kafka + MongoDB, two orders instances)', () => {
     expect(h.for(c.order_id, 'OrderCancelled')).toHaveLength(0);
     expect(h.for(c.order_id, 'ReleaseStock')).toHaveLength(0);
     const ops = await h.paymentOps(c.order_id);
-    expect(ops.filter((o) => o.op === 'capture')).toHaveLength(1);
+    expect(ops.map((o) => o.op)).toEqual(['sale']);
     expect((await h.order(c.order_id)).body).toMatchObject({ state: 'CONFIRMED', payment: { reversed: null } });
   });
 

@@ -38,7 +38,8 @@ const ORDER = 'o1';
 type InvStatus =
   'none' | 'reserved' | 'rejected' | 'released' | 'expired' | 'committed' | 'returned' | 'tombstone';
 /** `CommitStock:failure_only`: a confirmed order's sale, answered only when it fails (ADR 0015 §3). */
-type InvCommand = 'ReserveStock' | 'ReleaseStock' | 'CommitStock' | 'CommitStock:failure_only' | 'ReturnStock';
+type InvCommand =
+  'ReserveStock' | 'ReleaseStock' | 'CommitStock' | 'CommitStock:failure_only' | 'ReturnStock';
 type OrderEvent = Extract<
   SagaCommand,
   { type: 'OrderConfirmed' | 'OrderCancelled' | 'OrderDeliveryStarted' | 'OrderCompleted' }
@@ -80,6 +81,7 @@ class MemoryPsp implements PaymentGateway {
   }
   authorize = (r: PaymentRequest) => this.run('authorize', r);
   capture = (r: PaymentRequest) => this.run('capture', r);
+  sale = (r: PaymentRequest) => this.run('sale', r);
   void = (r: PaymentRequest) => this.run('void', r);
   refund = (r: PaymentRequest) => this.run('refund', r);
   status = (): Promise<PaymentStatus | null> => Promise.resolve(this.payment?.status ?? null);
@@ -118,12 +120,13 @@ const lives = fc.tuple(
   fc.oneof(chaos(60), fc.constant([])),
   afterwards,
   fc.boolean(),
+  fc.boolean(),
 );
 
 type Life = typeof lives extends fc.Arbitrary<infer L> ? L : never;
 
-async function lived([stock, decline, who, choices, after, lateCapture]: Life): Promise<World> {
-  const w = new World(stock, decline, who, lateCapture);
+async function lived([stock, decline, who, choices, after, lateCapture, twoStep]: Life): Promise<World> {
+  const w = new World(stock, decline, who, lateCapture, twoStep);
   await live(w, choices, after);
   return w;
 }
@@ -171,6 +174,8 @@ class World {
     /** Who acts in this run: the customer cancelling, the operator starting and completing deliveries. */
     readonly people: People = { cancels: true, delivers: true, completes: true },
     lateCapture = false,
+    /** An order armed before the sale (ADR 0015 §11): its payment is AUTHORIZE, then CAPTURE. */
+    private readonly twoStep = false,
   ) {
     this.saga = startSaga(this.now, timeouts);
     this.psp = new MemoryPsp({
@@ -194,7 +199,10 @@ class World {
     if (d.kind !== 'apply') return;
     if (input.type === 'CancelRequested') this.cancelAccepted = true;
     this.saga = d.saga;
-    if (this.saga.payment.step === 'CAPTURE' && before !== 'CAPTURE') this.captureIntents++;
+    if (this.twoStep && input.type === 'StockReserved' && d.saga.payment.step === 'SALE')
+      this.saga = { ...d.saga, payment: { ...d.saga.payment, step: 'AUTHORIZE' } };
+    const step = this.saga.payment.step;
+    if ((step === 'CAPTURE' || step === 'SALE') && step !== before) this.captureIntents++; // a sale captures too
     for (const c of d.commands) this.emit(c);
   }
 
@@ -355,8 +363,11 @@ class World {
       else if (this.replies.length > 0) this.deliverReply(0, false);
       else if (this.inflight.length > 0) await this.pspExecute(0, false);
       else if (this.outcomes.length > 0) this.deliverOutcome(0, false);
-      // A capture that only ever lands late is retried until the payment deadline ends the wait.
-      else if (this.saga.payment.step && !(this.saga.payment.step === 'CAPTURE' && this.lateCapture()))
+      // A capture (or sale) that only ever lands late is retried until the payment deadline ends the wait.
+      else if (
+        this.saga.payment.step &&
+        !(['CAPTURE', 'SALE'].includes(this.saga.payment.step) && this.lateCapture())
+      )
         this.startPayment();
       else if (this.saga.deadline) this.fireDeadline();
       else return;
@@ -428,7 +439,9 @@ function enabled(w: World): (typeof ACTIONS)[number][] {
         // to land (ADR 0015 §3), the timing the confirmation rests on. And not in lives where the
         // operator delivers: delivery starts long after a failed sale is known (a sale failing
         // after delivery began is recorded on the order, not undone — saga.spec.ts).
-        return w.inv === 'reserved' && !w.saga.history.some((h) => h.to === 'CONFIRMED') && !w.people.delivers;
+        return (
+          w.inv === 'reserved' && !w.saga.history.some((h) => h.to === 'CONFIRMED') && !w.people.delivers
+        );
       case 'cancel':
         return w.people.cancels;
       case 'deliver':
@@ -508,6 +521,7 @@ describe('checkout saga under duplicated, reordered and late messages (property)
         const rounds = (s.payment.round ?? 0) + 1;
         expect(w.psp.keyCount('authorize')).toBeLessThanOrEqual(1);
         expect(w.psp.keyCount('capture')).toBeLessThanOrEqual(1);
+        expect(w.psp.keyCount('sale')).toBeLessThanOrEqual(1);
         expect(w.psp.keyCount('void')).toBeLessThanOrEqual(rounds);
         expect(w.psp.keyCount('refund')).toBeLessThanOrEqual(rounds);
         if (sold) {
@@ -560,6 +574,9 @@ describe('checkout saga under duplicated, reordered and late messages (property)
         // The race of issue 16: a capture landed between the refund and the void, and a later round refunded it.
         if ((w.saga.payment.round ?? 0) > 0 && w.psp.payment?.status === 'refunded')
           seen.add('late-capture-refunded');
+        // Both payment shapes are lived: one sale, and authorize then capture (orders armed before the sale).
+        if (w.saga.history.some((h) => h.to === 'CONFIRMED'))
+          seen.add(w.psp.keyCount('sale') > 0 ? 'paid-by-sale' : 'paid-in-two-steps');
       }),
       { numRuns: 5000 },
     );
@@ -576,6 +593,8 @@ describe('checkout saga under duplicated, reordered and late messages (property)
         'CANCELLED:CANCELLED_BY_USER',
         'CANCELLED:CANCELLED_BY_USER:after-confirmation',
         'late-capture-refunded',
+        'paid-by-sale',
+        'paid-in-two-steps',
       ]),
     );
   });

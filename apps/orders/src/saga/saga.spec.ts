@@ -19,24 +19,35 @@ function run(saga: Saga, ...inputs: SagaInput[]): { saga: Saga; commands: string
 }
 
 const reserved = (): SagaInput => ({ type: 'StockReserved', id: id(), expires_at: later(60_000) });
+/** An order whose saga armed the two-step payment before the sale (ADR 0015 §11): AUTHORIZE, then CAPTURE. */
+const twoStep = (saga: Saga): Saga => ({ ...saga, payment: { ...saga.payment, step: 'AUTHORIZE' } });
 
 describe('checkout saga transitions', () => {
-  it('happy path: reserved → authorize → capture confirms, the sale (CommitStock) sent with it, answered only on failure', () => {
-    const paid = run(startSaga(t0, t), reserved(), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a-1' }).saga;
-    const captured = decide(paid, { type: 'PaymentCaptured', id: id() }, t0, t);
+  it('happy path: reserved → one sale (authorize + capture) confirms, the stock sale (CommitStock) sent with it, answered only on failure', () => {
+    const paying = run(startSaga(t0, t), reserved()).saga;
+    expect(paying.payment).toMatchObject({ step: 'SALE', authorized: false, captured: false });
+    const captured = decide(paying, { type: 'PaymentCaptured', id: id(), authorization_id: 'a-1' }, t0, t);
     expect(captured).toMatchObject({
       kind: 'apply',
-      saga: { state: 'CONFIRMED', deadline: null, payment: { captured: true, step: null } },
+      saga: { state: 'CONFIRMED', deadline: null, payment: { authorized: true, authorization_id: 'a-1', captured: true, step: null } },
       commands: [{ type: 'CommitStock', reply: 'failure_only' }, { type: 'OrderConfirmed' }],
     });
-    const r = run(captured.kind === 'apply' ? captured.saga : paid, { type: 'StockCommitted', id: id() });
+    const r = run(captured.kind === 'apply' ? captured.saga : paying, { type: 'StockCommitted', id: id() });
     expect(r.commands).toEqual([]); // a StockCommitted (an older inventory answering anyway) changes nothing
     expect(r.saga.history.map((h) => `${h.from}>${h.to}`)).toEqual([
       'AWAITING_STOCK>AWAITING_PAYMENT',
-      'AWAITING_PAYMENT>AWAITING_PAYMENT',
       'AWAITING_PAYMENT>CONFIRMED',
     ]);
     expect(statusOf(r.saga.state)).toBe('confirmed');
+  });
+
+  it('an order armed before the sale pays in two steps: authorized → CAPTURE → captured confirms', () => {
+    const authorizing = twoStep(run(startSaga(t0, t), reserved()).saga);
+    const paid = run(authorizing, { type: 'PaymentAuthorized', id: id(), authorization_id: 'a-1' }).saga;
+    expect(paid).toMatchObject({ state: 'AWAITING_PAYMENT', payment: { step: 'CAPTURE', authorized: true, authorization_id: 'a-1' } });
+    const r = run(paid, { type: 'PaymentCaptured', id: id() });
+    expect(r.saga).toMatchObject({ state: 'CONFIRMED', payment: { authorization_id: 'a-1', captured: true, step: null } });
+    expect(r.commands).toEqual(['CommitStock', 'OrderConfirmed']);
   });
 
   it('stock rejected: cancelled with STOCK_REJECTED, nothing to release', () => {
@@ -57,8 +68,18 @@ describe('checkout saga transitions', () => {
     expect(r.commands).toEqual(['ReleaseStock', 'OrderCancelled:STOCK_DEADLINE_EXCEEDED']);
   });
 
-  it('payment deadline during authorize: void, release, then cancelled once reversed', () => {
+  it('payment deadline during the sale: refund first (the sale may have gone through), release, cancelled once reversed', () => {
     const mid = run(startSaga(t0, t), reserved(), { type: 'DeadlinePassed', id: id() });
+    expect(mid.saga).toMatchObject({ state: 'CANCELLING', reason: 'PAYMENT_DEADLINE_EXCEEDED', payment: { step: 'REFUND' } });
+    expect(mid.commands).toEqual(['ReleaseStock']);
+    // nothing was captured: the step's refund fell back to a void, which also blocks a late sale
+    const end = run(mid.saga, { type: 'PaymentReversed', id: id(), how: 'voided' });
+    expect(end.saga).toMatchObject({ state: 'CANCELLED', payment: { reversed: 'voided', step: null } });
+    expect(end.commands).toEqual(['OrderCancelled:PAYMENT_DEADLINE_EXCEEDED']);
+  });
+
+  it('payment deadline during authorize (an order armed before the sale): void, release, then cancelled once reversed', () => {
+    const mid = run(twoStep(run(startSaga(t0, t), reserved()).saga), { type: 'DeadlinePassed', id: id() });
     expect(mid.saga).toMatchObject({ state: 'CANCELLING', reason: 'PAYMENT_DEADLINE_EXCEEDED', payment: { step: 'VOID' } });
     expect(mid.commands).toEqual(['ReleaseStock']);
     const end = run(mid.saga, { type: 'PaymentReversed', id: id(), how: 'voided' });
@@ -67,7 +88,7 @@ describe('checkout saga transitions', () => {
   });
 
   it('payment deadline during capture: refund (the capture may have gone through)', () => {
-    const r = run(startSaga(t0, t), reserved(), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'DeadlinePassed', id: id() });
+    const r = run(twoStep(run(startSaga(t0, t), reserved()).saga), { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'DeadlinePassed', id: id() });
     expect(r.saga.payment.step).toBe('REFUND');
   });
 
@@ -133,9 +154,12 @@ describe('checkout saga transitions', () => {
   it('ignores duplicates, stale payment outcomes and replies a state does not accept', () => {
     const s = run(startSaga(t0, t), reserved()).saga;
     expect(decide(s, reserved(), t0, t).kind).toBe('ignore');
-    expect(decide(s, { type: 'PaymentCaptured', id: id() }, t0, t).kind).toBe('ignore');
+    // outcomes of the two-step payment are stale for a sale, and the other way round
+    expect(decide(s, { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, t0, t).kind).toBe('ignore');
+    expect(decide(s, { type: 'PaymentCaptureFailed', id: id(), code: 'x' }, t0, t).kind).toBe('ignore');
+    expect(decide(twoStep(s), { type: 'PaymentCaptured', id: id() }, t0, t).kind).toBe('ignore');
     expect(decide(s, { type: 'StockCommitted', id: id() }, t0, t).kind).toBe('ignore');
-    const confirmed = run(s, { type: 'PaymentAuthorized', id: id(), authorization_id: 'a' }, { type: 'PaymentCaptured', id: id() }).saga;
+    const confirmed = run(s, { type: 'PaymentCaptured', id: id(), authorization_id: 'a' }).saga;
     for (const input of [reserved(), { type: 'StockCommitted', id: id() }, { type: 'DeadlinePassed', id: id() }] as SagaInput[]) {
       expect(decide(confirmed, input, t0, t).kind).toBe('ignore');
     }

@@ -7,17 +7,19 @@
  *
  * The checkout saga:
  *
- *   AWAITING_STOCK ──StockReserved──► AWAITING_PAYMENT (AUTHORIZE ──authorized──► CAPTURE)
+ *   AWAITING_STOCK ──StockReserved──► AWAITING_PAYMENT (SALE: authorize + capture in one PSP call)
  *        │                                 │ captured (+ CommitStock, reply failure_only) ──► CONFIRMED
  *        │ StockRejected / deadline        │ declined                                          │ StockCommitFailed
  *        ▼                                 ▼                                                   ▼
- *     CANCELLED ◄───────────────────── CANCELLED / CANCELLING (void | refund) ◄───────────── (refund)
+ *     CANCELLED ◄───────────────────── CANCELLED / CANCELLING (refund | void) ◄───────────── (refund)
  *
  * The captured payment confirms the order in the same write that sends the sale (CommitStock) to
  * inventory, which answers only a failure (ADR 0015 §3): the hold cannot expire first, because the
  * payment deadline ends a commit window before the hold does, and nothing else releases the hold of
  * an order on its way to CONFIRMED. Orders confirmed before that change went through COMMITTING
- * (CommitStock answered by StockCommitted → CONFIRMED); the state is kept for them.
+ * (CommitStock answered by StockCommitted → CONFIRMED); the state is kept for them. The payment is
+ * one SALE step (ADR 0015 §11); orders armed before it pay in two (AUTHORIZE ──authorized──►
+ * CAPTURE), which the table still accepts.
  *
  * After it (seed 002's statuses confirmed → delivering → completed):
  *
@@ -121,7 +123,7 @@ export function personalCancelReason(by: Actor | string | undefined): CancelReas
 export type StockReturn = 'pending' | 'returned' | 'failed';
 
 /** Work the payment worker must perform for this order (null: none). */
-export type PaymentStep = 'AUTHORIZE' | 'CAPTURE' | 'VOID' | 'REFUND';
+export type PaymentStep = 'SALE' | 'AUTHORIZE' | 'CAPTURE' | 'VOID' | 'REFUND';
 
 export interface PaymentState {
   readonly step: PaymentStep | null;
@@ -181,7 +183,8 @@ export type SagaInput =
   | { readonly type: 'StockReleased'; readonly id: string }
   | { readonly type: 'PaymentAuthorized'; readonly id: string; readonly authorization_id: string }
   | { readonly type: 'PaymentDeclined'; readonly id: string; readonly code: string }
-  | { readonly type: 'PaymentCaptured'; readonly id: string }
+  /** `authorization_id`: present when a sale authorized and captured in one call. */
+  | { readonly type: 'PaymentCaptured'; readonly id: string; readonly authorization_id?: string }
   | { readonly type: 'PaymentCaptureFailed'; readonly id: string; readonly code: string }
   | { readonly type: 'PaymentReversed'; readonly id: string; readonly how: 'voided' | 'refunded' }
   /** Both reversal calls of a round answered "nothing to do" in contradiction: start round `round + 1` with `next`. */
@@ -241,7 +244,7 @@ export type Decision =
 export interface SagaTimeouts {
   /** Wait for StockReserved | StockRejected. */
   readonly stockMs: number;
-  /** Authorize + capture, bounded also by the reservation's expiry. */
+  /** The payment (a sale, or authorize + capture), bounded also by the reservation's expiry. */
   readonly paymentMs: number;
   /**
    * The window kept for a confirmed order's sale to reach inventory before its hold expires: the
@@ -384,7 +387,7 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
           return step('AWAITING_PAYMENT', {
             deadline,
             stock: { ...saga.stock, reserved_until: input.expires_at },
-            payment: { ...pay, step: 'AUTHORIZE', next_at: now, attempts: 0 },
+            payment: { ...pay, step: 'SALE', next_at: now, attempts: 0 },
           });
         }
         case 'StockRejected':
@@ -413,30 +416,39 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
             },
           });
         case 'PaymentDeclined':
-          if (pay.step !== 'AUTHORIZE') return ignore('decline for a step no longer current');
+          // Declined: nothing was taken, whether by an authorization or a sale.
+          if (pay.step !== 'AUTHORIZE' && pay.step !== 'SALE')
+            return ignore('decline for a step no longer current');
           return cancelled('PAYMENT_DECLINED', [{ type: 'ReleaseStock' }], {
             payment: { ...pay, step: null, next_at: null, decline_code: input.code },
           });
-        case 'PaymentCaptured':
-          if (pay.step !== 'CAPTURE') return ignore('capture outcome for a step no longer current');
+        case 'PaymentCaptured': {
+          if (pay.step !== 'CAPTURE' && pay.step !== 'SALE')
+            return ignore('capture outcome for a step no longer current');
           // Paid within the deadline, so the hold is still there: confirmed, and the sale goes out
           // with the confirmation, answered only if it fails.
+          const sale =
+            pay.step === 'SALE' ? { authorized: true, authorization_id: input.authorization_id ?? null } : {};
           return step(
             'CONFIRMED',
-            { deadline: null, payment: { ...pay, step: null, next_at: null, captured: true } },
+            { deadline: null, payment: { ...pay, ...sale, step: null, next_at: null, captured: true } },
             [{ type: 'CommitStock', reply: 'failure_only' }, { type: 'OrderConfirmed' }],
           );
+        }
         case 'PaymentCaptureFailed':
           if (pay.step !== 'CAPTURE') return ignore('capture failure for a step no longer current');
           return cancelling('PAYMENT_DECLINED', 'VOID', [{ type: 'ReleaseStock' }], {});
         case 'DeadlinePassed':
-          // The outcome of an in-flight call is unknown: reverse whatever the step may have done.
-          return cancelling('PAYMENT_DEADLINE_EXCEEDED', pay.step === 'CAPTURE' ? 'REFUND' : 'VOID', [
+          // The outcome of an in-flight call is unknown: reverse whatever the step may have done
+          // (a refund of nothing captured falls back to a void, which also blocks a late sale).
+          return cancelling('PAYMENT_DEADLINE_EXCEEDED', mayHaveCaptured(pay.step) ? 'REFUND' : 'VOID', [
             { type: 'ReleaseStock' },
           ]);
         case 'CancelRequested':
           // Like a payment deadline: a call may be in flight, so reverse whatever it may have done.
-          return cancelling(byPerson, pay.step === 'CAPTURE' ? 'REFUND' : 'VOID', [{ type: 'ReleaseStock' }]);
+          return cancelling(byPerson, mayHaveCaptured(pay.step) ? 'REFUND' : 'VOID', [
+            { type: 'ReleaseStock' },
+          ]);
         default:
           return otherwise(input, saga.state);
       }
@@ -565,6 +577,9 @@ export function decide(saga: Saga, input: SagaInput, now: Date, t: SagaTimeouts)
       return otherwise(input, saga.state);
   }
 }
+
+/** Whether a payment step in flight may have taken the money (then a reversal starts with a refund). */
+const mayHaveCaptured = (step: PaymentStep | null): boolean => step === 'CAPTURE' || step === 'SALE';
 
 /** What a state does with an input it has no rule for: an HTTP action is refused, a message is ignored. */
 function otherwise(input: SagaInput, state: SagaState): Decision {

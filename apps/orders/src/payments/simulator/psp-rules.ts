@@ -3,6 +3,7 @@ import type {
   CaptureResult,
   PaymentOperation,
   RefundResult,
+  SaleResult,
   VoidResult,
 } from '../payment-gateway';
 
@@ -11,22 +12,23 @@ import type {
  * transiently, and the state machine of one payment reference at the "PSP":
  *
  *   (none) ──authorize──► authorized | declined
- *   authorized ──capture──► captured ──refund──► refunded
- *   authorized | (none) ──void──► voided   (a void before the authorization blocks it: it is declined)
+ *   (none) ──sale──► captured | declined          (authorize and capture in one call)
+ *   authorized ──capture | sale──► captured ──refund──► refunded
+ *   authorized | (none) ──void──► voided   (a void before the authorization or the sale blocks it: it is declined)
  *
- * A capture of a `lateCaptureUsers` user is accepted but lands late (a slow PSP): the caller's call
- * times out and the payment stays `authorized` with `pending_capture`; the capture lands right
- * after the next refund was answered `not_captured` — between a reversal's two calls, the race of
- * issue 16 — while a void before that cancels it.
+ * A capture (or a sale) of a `lateCaptureUsers` user is accepted but lands late (a slow PSP): the
+ * caller's call times out and the payment stays `authorized` with `pending_capture`; the capture
+ * lands right after the next refund was answered `not_captured` — between a reversal's two calls,
+ * the race of issue 16 — while a void before that cancels it.
  */
 export interface SimulatorRules {
   /** Decline every authorization of at least this amount (kopecks); null: no amount rule. */
   readonly declineAmountFrom: number | null;
   readonly declineTokens: readonly string[];
   readonly declineUsers: readonly string[];
-  /** Authorize/capture for these users never answer (a hung PSP); void/refund still work. */
+  /** Authorize, capture and sale for these users never answer (a hung PSP); void/refund still work. */
   readonly hangUsers: readonly string[];
-  /** Captures for these users land late: see the state machine above. */
+  /** Captures and sales for these users land late: see the state machine above. */
   readonly lateCaptureUsers: readonly string[];
   readonly latencyMinMs: number;
   readonly latencyMaxMs: number;
@@ -47,7 +49,7 @@ export interface PspPayment {
   readonly pending_capture?: boolean;
 }
 
-export type PspOutcome = AuthorizeResult | CaptureResult | VoidResult | RefundResult;
+export type PspOutcome = AuthorizeResult | CaptureResult | SaleResult | VoidResult | RefundResult;
 
 export interface AuthorizeInput {
   readonly amount: number;
@@ -101,6 +103,39 @@ export function applyOperation(
       return {
         next: { status: 'authorized', amount: input.amount, authorization_id, decline_code: null },
         outcome: { status: 'authorized', authorization_id },
+      };
+    }
+    case 'sale': {
+      if (current?.status === 'declined')
+        return { next: null, outcome: { status: 'declined', code: current.decline_code ?? 'DECLINED' } };
+      if (current?.status === 'voided')
+        return { next: null, outcome: { status: 'declined', code: 'PAYMENT_CANCELLED' } };
+      if (current?.status === 'captured' || current?.status === 'refunded')
+        return {
+          next: null,
+          outcome: { status: 'captured', authorization_id: current.authorization_id ?? '' },
+        };
+      const code = current ? null : declineCodeOf(rules, input);
+      if (code)
+        return {
+          next: { status: 'declined', amount: input.amount, authorization_id: null, decline_code: code },
+          outcome: { status: 'declined', code },
+        };
+      const authorized: PspPayment = current ?? {
+        status: 'authorized',
+        amount: input.amount,
+        authorization_id: newAuthorizationId(),
+        decline_code: null,
+      };
+      if (rules.lateCaptureUsers.includes(input.userId))
+        return {
+          next: { ...authorized, pending_capture: true },
+          outcome: { status: 'declined', code: 'PSP_TIMEOUT' },
+          late: true,
+        };
+      return {
+        next: { ...authorized, status: 'captured', pending_capture: false },
+        outcome: { status: 'captured', authorization_id: authorized.authorization_id ?? '' },
       };
     }
     case 'capture':

@@ -2,7 +2,7 @@ import { CommandStartedEvent, MongoClient } from 'mongodb';
 import pino from 'pino';
 import { createMongoClient } from '@mw/persistence';
 import { testEnv, uniqueName } from '@mw/testing';
-import { PaymentOperation, PaymentRequest, PaymentUnavailableError } from '../payment-gateway';
+import { PaymentOperation, PaymentRequest, PaymentUnavailableError, SaleResult } from '../payment-gateway';
 import type { SimulatorRules } from './psp-rules';
 import {
   OperationDoc,
@@ -84,6 +84,51 @@ describe('PSP simulator: one write per call (real MongoDB)', () => {
       `${ref}:void|${ref}|void|already_captured|1000`,
       `${ref}:refund|${ref}|refund|refunded|1000`,
     ]);
+  });
+
+  it('a sale authorizes and captures in one write and one read; its key repeated answers the record with no write', async () => {
+    const ref = uniqueName('o');
+    let sold: SaleResult | undefined;
+    expect(await counted(async () => (sold = await psp.sale(req(ref, 'sale'))))).toEqual([1, 1]);
+    expect(sold).toEqual({ status: 'captured', authorization_id: expect.stringMatching(/^auth_/) });
+    expect(await counted(() => psp.sale(req(ref, 'sale')))).toEqual([0, 1]);
+    expect(await psp.sale(req(ref, 'sale'))).toEqual(sold);
+    expect(await psp.status(ref)).toBe('captured');
+    expect(await mongo.db(dbName).collection(SIM_PAYMENTS).findOne({ _id: ref as never })).toMatchObject({
+      status: 'captured',
+      v: 1,
+      authorization_id: sold?.status === 'captured' ? sold.authorization_id : 'none',
+    });
+    // the reversal of a sale: a void finds it captured, the refund takes the money back
+    expect(await psp.void(req(ref, 'void'))).toEqual({ status: 'already_captured' });
+    expect(await psp.refund(req(ref, 'refund'))).toEqual({ status: 'refunded' });
+    expect((await operations(ref)).map((o) => `${o.op}:${o.outcome.status}`)).toEqual([
+      'sale:captured',
+      'void:already_captured',
+      'refund:refunded',
+    ]);
+  });
+
+  it('a void before the sale blocks it (declined, nothing taken); a sale over the limit is declined with nothing taken', async () => {
+    const ref = uniqueName('o');
+    expect(await psp.refund(req(ref, 'refund'))).toEqual({ status: 'not_captured' });
+    expect(await psp.void(req(ref, 'void'))).toEqual({ status: 'voided' });
+    expect(await psp.sale(req(ref, 'sale'))).toEqual({ status: 'declined', code: 'PAYMENT_CANCELLED' });
+    expect(await psp.status(ref)).toBe('voided');
+    const limited = new SimulatedPaymentGateway(mongo.db(dbName), { ...rules, declineAmountFrom: 500 }, pino({ level: 'silent' }), () => 0.5);
+    const big = uniqueName('o');
+    expect(await limited.sale(req(big, 'sale'))).toEqual({ status: 'declined', code: 'AMOUNT_LIMIT_EXCEEDED' });
+    expect(await psp.status(big)).toBe('declined');
+  });
+
+  it('a late sale leaves the payment authorized and unrecorded; it lands after the next refund is answered not_captured', async () => {
+    const ref = uniqueName('o');
+    await expect(psp.sale(req(ref, 'sale', lateUser))).rejects.toBeInstanceOf(PaymentUnavailableError);
+    expect(await psp.status(ref)).toBe('authorized');
+    expect(await operations(ref)).toEqual([]); // the key stays open: a retry meets the same rule
+    expect(await psp.refund(req(ref, 'refund', lateUser))).toEqual({ status: 'not_captured' });
+    expect(await psp.status(ref)).toBe('captured');
+    expect(await psp.void(req(ref, 'void', lateUser))).toEqual({ status: 'already_captured' });
   });
 
   it('a repeated key answers the recorded outcome with no write; a capture of nothing is recorded with no state', async () => {

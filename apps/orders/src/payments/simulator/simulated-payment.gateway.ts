@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { AnyBulkWriteOperation, Collection, Db, MongoServerError, ReadPreference, WriteConcern } from 'mongodb';
+import {
+  AnyBulkWriteOperation,
+  Collection,
+  Db,
+  MongoServerError,
+  ReadPreference,
+  WriteConcern,
+} from 'mongodb';
 import { duplicateKeyIndexes } from '@mw/persistence';
 import type { Logger } from 'pino';
 import { GroupCommit } from '@mw/platform';
@@ -12,6 +19,7 @@ import {
   PaymentStatus,
   PaymentUnavailableError,
   RefundResult,
+  SaleResult,
   VoidResult,
 } from '../payment-gateway';
 import { applyOperation, latencyOf, PspOutcome, PspPayment, SimulatorRules } from './psp-rules';
@@ -157,6 +165,9 @@ export class SimulatedPaymentGateway implements PaymentGateway {
   capture(req: PaymentRequest): Promise<CaptureResult> {
     return this.perform('capture', req) as Promise<CaptureResult>;
   }
+  sale(req: PaymentRequest): Promise<SaleResult> {
+    return this.perform('sale', req) as Promise<SaleResult>;
+  }
   void(req: PaymentRequest): Promise<VoidResult> {
     return this.perform('void', req) as Promise<VoidResult>;
   }
@@ -175,7 +186,7 @@ export class SimulatedPaymentGateway implements PaymentGateway {
     const recorded = recordOf(doc, req.idempotencyKey);
     if (recorded) return recorded;
     await this.sleep(latencyOf(this.rules, this.random()));
-    if ((op === 'authorize' || op === 'capture') && this.rules.hangUsers.includes(req.userId)) {
+    if (op !== 'void' && op !== 'refund' && this.rules.hangUsers.includes(req.userId)) {
       throw new PaymentUnavailableError(
         'PAYMENTS.PSP_TIMEOUT',
         `simulated PSP did not answer ${op} of ${req.reference}`,
@@ -252,7 +263,11 @@ export class SimulatedPaymentGateway implements PaymentGateway {
         ? {
             updateOne: {
               filter: { _id: req.reference, v: doc.v },
-              update: { ...(next ? { $set: state } : {}), $inc: { v: 1 }, ...(late ? {} : { $push: { ops: record } }) },
+              update: {
+                ...(next ? { $set: state } : {}),
+                $inc: { v: 1 },
+                ...(late ? {} : { $push: { ops: record } }),
+              },
               upsert: true, // never inserts: the document was read; a lost guard is a duplicate key (see the class)
             },
           }

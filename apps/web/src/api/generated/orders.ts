@@ -1959,20 +1959,9 @@ export interface operations {
                      *         },
                      *         {
                      *           "from": "AWAITING_PAYMENT",
-                     *           "to": "AWAITING_PAYMENT",
-                     *           "event": "PaymentAuthorized",
-                     *           "cause": "56e540608eca05a5f7400db0:authorize",
-                     *           "at": "2026-11-21T10:00:00.531Z",
-                     *           "by": {
-                     *             "sub": "orders:payment-worker",
-                     *             "role": "system"
-                     *           }
-                     *         },
-                     *         {
-                     *           "from": "AWAITING_PAYMENT",
                      *           "to": "CONFIRMED",
                      *           "event": "PaymentCaptured",
-                     *           "cause": "56e540608eca05a5f7400db0:capture",
+                     *           "cause": "56e540608eca05a5f7400db0:sale",
                      *           "at": "2026-11-21T10:00:00.688Z",
                      *           "by": {
                      *             "sub": "orders:payment-worker",
@@ -2038,7 +2027,7 @@ export interface operations {
                         };
                         payment: {
                             /** @description Payment work still to do; null when none */
-                            step: ("AUTHORIZE" | "CAPTURE" | "VOID" | "REFUND") | null;
+                            step: ("SALE" | "AUTHORIZE" | "CAPTURE" | "VOID" | "REFUND") | null;
                             authorized: boolean;
                             captured: boolean;
                             reversed: ("voided" | "refunded") | null;
@@ -2209,20 +2198,9 @@ export interface operations {
                      *         },
                      *         {
                      *           "from": "AWAITING_PAYMENT",
-                     *           "to": "AWAITING_PAYMENT",
-                     *           "event": "PaymentAuthorized",
-                     *           "cause": "56e540608eca05a5f7400db0:authorize",
-                     *           "at": "2026-11-21T10:00:00.531Z",
-                     *           "by": {
-                     *             "sub": "orders:payment-worker",
-                     *             "role": "system"
-                     *           }
-                     *         },
-                     *         {
-                     *           "from": "AWAITING_PAYMENT",
                      *           "to": "CONFIRMED",
                      *           "event": "PaymentCaptured",
-                     *           "cause": "56e540608eca05a5f7400db0:capture",
+                     *           "cause": "56e540608eca05a5f7400db0:sale",
                      *           "at": "2026-11-21T10:00:00.688Z",
                      *           "by": {
                      *             "sub": "orders:payment-worker",
@@ -2299,7 +2277,7 @@ export interface operations {
                         };
                         payment: {
                             /** @description Payment work still to do; null when none */
-                            step: ("AUTHORIZE" | "CAPTURE" | "VOID" | "REFUND") | null;
+                            step: ("SALE" | "AUTHORIZE" | "CAPTURE" | "VOID" | "REFUND") | null;
                             authorized: boolean;
                             captured: boolean;
                             reversed: ("voided" | "refunded") | null;
@@ -2501,20 +2479,9 @@ export interface operations {
                      *         },
                      *         {
                      *           "from": "AWAITING_PAYMENT",
-                     *           "to": "AWAITING_PAYMENT",
-                     *           "event": "PaymentAuthorized",
-                     *           "cause": "56e540608eca05a5f7400db0:authorize",
-                     *           "at": "2026-11-21T10:00:00.531Z",
-                     *           "by": {
-                     *             "sub": "orders:payment-worker",
-                     *             "role": "system"
-                     *           }
-                     *         },
-                     *         {
-                     *           "from": "AWAITING_PAYMENT",
                      *           "to": "CONFIRMED",
                      *           "event": "PaymentCaptured",
-                     *           "cause": "56e540608eca05a5f7400db0:capture",
+                     *           "cause": "56e540608eca05a5f7400db0:sale",
                      *           "at": "2026-11-21T10:00:00.688Z",
                      *           "by": {
                      *             "sub": "orders:payment-worker",
@@ -2602,7 +2569,7 @@ export interface operations {
                         };
                         payment: {
                             /** @description Payment work still to do; null when none */
-                            step: ("AUTHORIZE" | "CAPTURE" | "VOID" | "REFUND") | null;
+                            step: ("SALE" | "AUTHORIZE" | "CAPTURE" | "VOID" | "REFUND") | null;
                             authorized: boolean;
                             captured: boolean;
                             reversed: ("voided" | "refunded") | null;
@@ -2804,20 +2771,9 @@ export interface operations {
                      *         },
                      *         {
                      *           "from": "AWAITING_PAYMENT",
-                     *           "to": "AWAITING_PAYMENT",
-                     *           "event": "PaymentAuthorized",
-                     *           "cause": "56e540608eca05a5f7400db0:authorize",
-                     *           "at": "2026-11-21T10:00:00.531Z",
-                     *           "by": {
-                     *             "sub": "orders:payment-worker",
-                     *             "role": "system"
-                     *           }
-                     *         },
-                     *         {
-                     *           "from": "AWAITING_PAYMENT",
                      *           "to": "CONFIRMED",
                      *           "event": "PaymentCaptured",
-                     *           "cause": "56e540608eca05a5f7400db0:capture",
+                     *           "cause": "56e540608eca05a5f7400db0:sale",
                      *           "at": "2026-11-21T10:00:00.688Z",
                      *           "by": {
                      *             "sub": "orders:payment-worker",
@@ -2894,7 +2850,7 @@ export interface operations {
                         };
                         payment: {
                             /** @description Payment work still to do; null when none */
-                            step: ("AUTHORIZE" | "CAPTURE" | "VOID" | "REFUND") | null;
+                            step: ("SALE" | "AUTHORIZE" | "CAPTURE" | "VOID" | "REFUND") | null;
                             authorized: boolean;
                             captured: boolean;
                             reversed: ("voided" | "refunded") | null;
