@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { kafkaSaslEnv, PausingChild, testEnv } from '@mw/testing';
+import { PausingChild } from '@mw/testing';
 import { OrderDoc, ORDERS_COLLECTION } from '../orders/orders.repository';
 import { OrdersHarness } from '../test/harness';
 import { SIM_PAYMENTS } from './simulator/simulated-payment.gateway';
@@ -31,22 +31,9 @@ describe('payment worker killed between the PSP answering the sale and the trans
     for (const c of checkouts) await h.waitSeen(c.order_id, 'ReserveStock');
     await h.stopApps(); // the orders wait for their stock; the child takes them on
 
-    const env = testEnv();
-    const c = h.config;
     const ids = checkouts.map((x) => x.order_id);
     child = new PausingChild(join(__dirname, '../test/payment-child.ts'), [
-      JSON.stringify({
-        KAFKA_BROKERS: c.KAFKA_BROKERS.join(','),
-        ...kafkaSaslEnv(env.kafkaSasl),
-        MONGO_URL: c.MONGO_URL,
-        MONGO_DB: c.MONGO_DB,
-        KAFKA_GROUP_ID: c.KAFKA_GROUP_ID,
-        ORDERS_CHECKOUT_TOPIC: c.ORDERS_CHECKOUT_TOPIC,
-        ORDERS_EVENTS_TOPIC: c.ORDERS_EVENTS_TOPIC,
-        INVENTORY_COMMANDS_TOPIC: c.INVENTORY_COMMANDS_TOPIC,
-        INVENTORY_EVENTS_TOPIC: c.INVENTORY_EVENTS_TOPIC,
-        PAYMENT_LEASE_MS: LEASE_MS,
-      }),
+      JSON.stringify(h.childEnv({ PAYMENT_LEASE_MS: LEASE_MS })),
       JSON.stringify(ids),
     ]);
     await child.pausedAt(`after-sale ${ORDERS} captured`);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { kafkaSaslEnv, PausingChild, testEnv } from '@mw/testing';
+import { PausingChild } from '@mw/testing';
 import { OrderDoc, ORDERS_COLLECTION } from '../orders/orders.repository';
 import { OrdersHarness } from '../test/harness';
 
@@ -36,23 +36,15 @@ describe('saga batch killed between its bulkWrite and the offset commit', () => 
     // the replies wait in Kafka while nobody consumes; then the child takes them as one batch
     const causes = new Map<string, string>();
     for (const c of checkouts) causes.set(c.order_id, await h.reserved(c));
-    const env = testEnv();
     const c = h.config;
     child = new PausingChild(join(__dirname, '../test/saga-child.ts'), [
-      JSON.stringify({
-        KAFKA_BROKERS: c.KAFKA_BROKERS.join(','),
-        ...kafkaSaslEnv(env.kafkaSasl),
-        MONGO_URL: c.MONGO_URL,
-        MONGO_DB: c.MONGO_DB,
-        KAFKA_GROUP_ID: c.KAFKA_GROUP_ID,
-        KAFKA_SESSION_TIMEOUT_MS: '6000',
-        KAFKA_HEARTBEAT_INTERVAL_MS: '1000',
-        KAFKA_HANDLER_TIMEOUT_MS: '4000',
-        ORDERS_CHECKOUT_TOPIC: c.ORDERS_CHECKOUT_TOPIC,
-        ORDERS_EVENTS_TOPIC: c.ORDERS_EVENTS_TOPIC,
-        INVENTORY_COMMANDS_TOPIC: c.INVENTORY_COMMANDS_TOPIC,
-        INVENTORY_EVENTS_TOPIC: c.INVENTORY_EVENTS_TOPIC,
-      }),
+      JSON.stringify(
+        h.childEnv({
+          KAFKA_SESSION_TIMEOUT_MS: '6000',
+          KAFKA_HEARTBEAT_INTERVAL_MS: '1000',
+          KAFKA_HANDLER_TIMEOUT_MS: '4000',
+        }),
+      ),
     ]);
     await child.pausedAt('after-bulk');
     const orders = h.db.collection<OrderDoc>(ORDERS_COLLECTION);

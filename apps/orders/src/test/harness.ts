@@ -172,6 +172,23 @@ export class OrdersHarness {
     }, timeoutMs, `order ${orderId} in ${state}`);
   }
 
+  /** The settings a child process of a crash test runs with (loadOrdersConfig reads them): this harness's servers, database, group and topics. */
+  childEnv(extra: Record<string, string> = {}): Record<string, string> {
+    const c = this.config;
+    return {
+      KAFKA_BROKERS: c.KAFKA_BROKERS.join(','),
+      ...kafkaSaslEnv(testEnv().kafkaSasl),
+      MONGO_URL: c.MONGO_URL,
+      MONGO_DB: c.MONGO_DB,
+      KAFKA_GROUP_ID: c.KAFKA_GROUP_ID,
+      ORDERS_CHECKOUT_TOPIC: c.ORDERS_CHECKOUT_TOPIC,
+      ORDERS_EVENTS_TOPIC: c.ORDERS_EVENTS_TOPIC,
+      INVENTORY_COMMANDS_TOPIC: c.INVENTORY_COMMANDS_TOPIC,
+      INVENTORY_EVENTS_TOPIC: c.INVENTORY_EVENTS_TOPIC,
+      ...extra,
+    };
+  }
+
   paymentOps(orderId: string): Promise<OperationDoc[]> {
     return this.db.collection<OperationDoc>(SIM_OPERATIONS).find({ reference: orderId }).toArray();
   }
