@@ -46,10 +46,7 @@ describe('payment worker killed between the PSP answering the sale and the trans
     await child.kill();
 
     // the live service's worker takes each step after its lease and is answered from the PSP's record
-    await h.start(1);
-    for (const id of ids) await h.waitSeen(id, 'CommitStock', 1, 90_000);
-    await new Promise((r) => setTimeout(r, 1500));
-    const docs = await orders.find({ _id: { $in: ids } }).toArray();
+    const docs = await h.ordersAfterRestart(ids);
     for (const id of ids) {
       const d = docs.find((x) => x._id === id)!;
       expect(d.saga.state).toBe('CONFIRMED');

@@ -61,10 +61,7 @@ describe('saga batch killed between its bulkWrite and the offset commit', () => 
     expect(offsets?.partitions.every((p) => Number(p.offset) <= 0)).toBe(true);
 
     // the restarted service gets the chunk again and takes every order on, once
-    await h.start(1);
-    for (const id of ids) await h.waitSeen(id, 'CommitStock', 1, 90_000);
-    await new Promise((r) => setTimeout(r, 1500));
-    const docs = await orders.find({ _id: { $in: ids } }).toArray();
+    const docs = await h.ordersAfterRestart(ids);
     for (const id of ids) {
       const d = docs.find((x) => x._id === id)!;
       expect(d.saga.history.filter((t) => t.cause === causes.get(id))).toHaveLength(1);

@@ -10,6 +10,7 @@ import { api } from '../api';
 import { AppModule } from '../app.module';
 import { loadOrdersConfig, OrdersConfig } from '../config';
 import { orderIdFromCheckout } from '../orders/order';
+import { OrderDoc, ORDERS_COLLECTION } from '../orders/orders.repository';
 import { OperationDoc, SIM_OPERATIONS } from '../payments/simulator/simulated-payment.gateway';
 
 export interface Seen {
@@ -187,6 +188,14 @@ export class OrdersHarness {
       INVENTORY_EVENTS_TOPIC: c.INVENTORY_EVENTS_TOPIC,
       ...extra,
     };
+  }
+
+  /** After a crash test's kill: one instance started again, every order's sale (CommitStock) seen, a settle, the orders as stored. */
+  async ordersAfterRestart(ids: readonly string[]): Promise<OrderDoc[]> {
+    await this.start(1);
+    for (const id of ids) await this.waitSeen(id, 'CommitStock', 1, 90_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    return this.db.collection<OrderDoc>(ORDERS_COLLECTION).find({ _id: { $in: [...ids] } }).toArray();
   }
 
   paymentOps(orderId: string): Promise<OperationDoc[]> {
