@@ -16,7 +16,10 @@
  * group-committed per stage as the services batch, its CPU per checkout beside theirs
  * (`services ÷ floor`). Before the measured levels a warm-up level (`--warmup=<checkouts>`, 300 at
  * 64 in flight, not reported) brings the JVM servers and the services' code to temperature: a fresh
- * Cassandra costs ~3× the CPU per write of a warm one. Results: apps/orders/bench/results.json.
+ * Cassandra costs ~3× the CPU per write of a warm one. It goes on in blocks of 100 while the JVMs'
+ * JIT compilers still take ≥ 5 % of the stack's CPU (`--warm-until-jit=<percent>`, at most
+ * `--warmup-max=2000`). Each level and the floor report the machine's busy, idle and stolen share of
+ * both cores (`host_cpu`: steal is the hypervisor's). Results: apps/orders/bench/results.json.
  *
  *   npm run bench:checkout            (starts the infrastructure it needs: `npm run infra:up`, idempotent)
  *   npm run bench:checkout -- --runs=3 --fresh-servers   (three runs, Kafka, Cassandra and MongoDB restarted before
@@ -51,7 +54,7 @@ import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
-import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, infraServerPid, treeCpuSeconds, threadCpu, threadCpuDelta, type ThreadCpu, treeThreadCpu } from '@mw/testing';
+import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, hostCpu, hostCpuShares, infraServerPid, treeCpuSeconds, threadCpu, threadCpuDelta, type ThreadCpu, treeThreadCpu } from '@mw/testing';
 import { type ApplyCounters, applyCountersOf, applyPerCheckout, commandsPerCheckout, type Counters, hostsOf, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 import { floorLoop } from './floor';
 import { byCollectionPerCheckout, oplogBetween, oplogByCollection, oplogEnd, perCheckoutOf } from './oplog';
@@ -100,6 +103,20 @@ const TOKEN_VALID_FOR_MS = LEVEL_BUDGET_MS + 60_000;
 /** `--warmup=<n>`: checkouts of the warm-up level (64 in flight, not reported); 0 skips it. */
 const WARMUP_CHECKOUTS = Number(arg('warmup') ?? 300);
 const WARMUP_CONCURRENCY = 64;
+/**
+ * `--warm-until-jit=<percent>` (default 5): after the `--warmup` checkouts, the warm-up goes on in
+ * blocks of `WARMUP_BLOCK` until the JVM servers' JIT compiler threads (Kafka's and Cassandra's
+ * `C1`/`C2` threads) take less than this share of the stack's CPU in a block, or `--warmup-max`
+ * checkouts were made. A fixed count left them compiling: 10–16 CPU-ms per checkout, ~10 % of the
+ * stack, at the first measured level after 700 (bench/history/2026-12-02-a5edbc8-*.json); from
+ * fresh servers they spent 20 ms per checkout over the first 300 and still 3–7 ms after 1,200
+ * (2026-12-02). 0 turns it off.
+ */
+const WARM_UNTIL_JIT_PERCENT = Number(arg('warm-until-jit') ?? 5);
+const WARMUP_MAX = Math.max(WARMUP_CHECKOUTS, Number(arg('warmup-max') ?? 2000));
+const WARMUP_BLOCK = 100;
+const JIT_THREADS = /Compiler/;
+const JVM_SERVERS = ['kafka', 'cassandra'] as const;
 /** `--runs=<n>`: the whole measurement this many times per replica-set size; `--fresh-servers` restarts Kafka, Cassandra and MongoDB before each. */
 const RUNS = Number(arg('runs') ?? 1);
 const FRESH_SERVERS = process.argv.includes('--fresh-servers');
@@ -363,6 +380,8 @@ async function main(): Promise<void> {
       // one row per run, replica-set size and level; `run` and `mongo_members` tell them apart
       results: runs.flatMap((r) => r.rows.map((row) => ({ run: r.run, ...row }))),
       idle: Object.fromEntries(runs.map((r) => [runKey(r), r.idle])),
+      // the warm-up of each run, block by block, until the JVM servers' JIT compilers settled (--warm-until-jit)
+      warmup: Object.fromEntries(runs.map((r) => [runKey(r), r.warmup])),
       bare_loop: Object.fromEntries(runs.map((r) => [runKey(r), r.bare])),
       ratio_service_to_bare: Object.fromEntries(runs.map((r) => [runKey(r), r.ratio])),
       floor: Object.fromEntries(runs.map((r) => [runKey(r), r.floor])),
@@ -389,6 +408,8 @@ interface RunResult {
   readonly ratio: number;
   readonly floor: Record<string, unknown>;
   readonly servicesToFloor: Record<string, number>;
+  /** The warm-up's blocks: checkouts, their rate and what the JVMs' JIT spent per checkout in each. */
+  readonly warmup: readonly Record<string, number>[];
 }
 
 const runKey = (r: RunResult & { run: number }) => (RUNS > 1 ? `run_${r.run}_mongo_members_${r.members}` : `mongo_members_${r.members}`);
@@ -409,6 +430,8 @@ function reproducibility(runs: readonly (RunResult & { run: number })[]): Record
         concurrency,
         confirmed_per_s: spread(rows.map((row) => row['confirmed_per_s'] as number)),
         cpu_seconds_per_checkout: spread(rows.map((row) => (row['cpu_seconds_per_checkout'] as Record<string, number>)['total_servers_and_services']!)),
+        // what the host took from each run's level (percent of both cores' time stolen by the hypervisor)
+        steal_percent: rows.map((row) => (row['host_cpu'] as { steal_percent?: number } | undefined)?.steal_percent ?? null),
       });
     }
   }
@@ -523,6 +546,9 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     await recorder.subscribe({ topics: [topics.checkout, topics.commands, topics.events, topics.orders], fromBeginning: true });
     await recorder.run({
       partitionsConsumedConcurrently: 4,
+      // the recorder reads from the beginning in a group of its own and commits nothing: the broker's
+      // offset commits are the services' alone (until 2026-12-02 it committed each batch, in Kafka's CPU)
+      autoCommit: false,
       eachMessage: async ({ topic, message }) => {
         seenPerTopic[topic] = (seenPerTopic[topic] ?? 0) + 1;
         const e = JSON.parse(message.value?.toString() ?? '{}') as { type: string; payload: Record<string, unknown> };
@@ -548,7 +574,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const r = await call('inventory', stan, 'POST', `/stock/${id}/MSK/restock`, { qty: 100_000, reason: 'bench' }, { 'idempotency-key': `bench-${run}-${id}` });
       if (r.status >= 300) throw new Error(`restock ${id}: ${r.status} ${JSON.stringify(r.body)}`);
     });
-    const total = CHECKOUTS_PER_LEVEL * LEVELS.length + WARMUP_CHECKOUTS;
+    const warmupCarts = WARMUP_CHECKOUTS > 0 && WARM_UNTIL_JIT_PERCENT > 0 ? WARMUP_MAX : WARMUP_CHECKOUTS;
+    const total = CHECKOUTS_PER_LEVEL * LEVELS.length + warmupCarts;
     console.log(`[bench] mongo_members=${members}: preparing ${total} carts of ${customers.length} customers (not measured)`);
     const carts: { id: string; owner: TestUser }[] = [];
     await pool(Array.from({ length: total }, (_, i) => i), 16, async (i) => {
@@ -593,11 +620,31 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       return { got, elapsed: (lastEnd - started) / 1000 };
     };
     // The warm-up level: the JVM servers' JIT and caches, the services' code and pools at temperature before anything is measured.
+    const warmProcs = measuredProcesses(children, infra['MONGO_URL']!);
+    /** CPU seconds the JVM servers' JIT compiler threads have spent so far. */
+    const jitSeconds = (): number => JVM_SERVERS.reduce((n, k) => n + (warmProcs[k] === undefined ? 0 : Object.values(threadsOf({ [k]: warmProcs[k]! })[k] ?? {}).filter((t) => JIT_THREADS.test(t.name)).reduce((m, t) => m + t.cpuSeconds, 0)), 0);
+    let warmedWith = 0;
+    const warmupLog: { checkouts: number; confirmed_per_s: number; cpu_ms_per_checkout: number; jit_cpu_ms_per_checkout: number; jit_percent: number }[] = [];
     if (WARMUP_CHECKOUTS > 0) {
-      console.log(`[bench] mongo_members=${members}: warm-up, ${WARMUP_CHECKOUTS} checkouts at ${WARMUP_CONCURRENCY} in flight (not reported)`);
-      await pool(customers, 8, async (c) => void (await testUserToken(c, TOKEN_VALID_FOR_MS)));
-      const warm = await checkoutAll(carts.slice(0, WARMUP_CHECKOUTS), WARMUP_CONCURRENCY);
-      console.log(JSON.stringify({ warmup: { checkouts: warm.got.length, confirmed_per_s: round(warm.got.filter((g) => g.outcome === 'OrderConfirmed').length / warm.elapsed) } }));
+      console.log(`[bench] mongo_members=${members}: warm-up, ${WARMUP_CHECKOUTS} checkouts at ${WARMUP_CONCURRENCY} in flight (not reported)${WARM_UNTIL_JIT_PERCENT > 0 ? `, then blocks of ${WARMUP_BLOCK} until the JIT takes < ${WARM_UNTIL_JIT_PERCENT} % of the stack's CPU (at most ${WARMUP_MAX})` : ''}`);
+      /** Checks out the next `n` carts; answers the JIT's share of the stack's CPU over them, in percent. */
+      const warmBlock = async (n: number): Promise<number> => {
+        await pool(customers, 8, async (c) => void (await testUserToken(c, TOKEN_VALID_FOR_MS)));
+        const jitFrom = jitSeconds();
+        const cpuFrom = cpuOf(warmProcs);
+        const warm = await checkoutAll(carts.slice(warmedWith, warmedWith + n), WARMUP_CONCURRENCY);
+        warmedWith += n;
+        const cpuTo = cpuOf(warmProcs);
+        const stack = Object.keys(warmProcs).filter((k) => k !== 'bench driver').reduce((t, k) => t + (cpuTo[k] ?? 0) - (cpuFrom[k] ?? 0), 0);
+        const jit = jitSeconds() - jitFrom;
+        const per = 1000 / Math.max(1, warm.got.length);
+        const percent = stack > 0 ? (100 * jit) / stack : 0;
+        warmupLog.push({ checkouts: warm.got.length, confirmed_per_s: round(warm.got.filter((g) => g.outcome === 'OrderConfirmed').length / warm.elapsed), cpu_ms_per_checkout: round(stack * per, 1), jit_cpu_ms_per_checkout: round(jit * per, 2), jit_percent: round(percent, 1) });
+        console.log(JSON.stringify({ warmup: warmupLog[warmupLog.length - 1] }));
+        return percent;
+      };
+      let jitPercent = await warmBlock(WARMUP_CHECKOUTS);
+      while (WARM_UNTIL_JIT_PERCENT > 0 && jitPercent >= WARM_UNTIL_JIT_PERCENT && warmedWith + WARMUP_BLOCK <= warmupCarts) jitPercent = await warmBlock(WARMUP_BLOCK);
     }
     await sleep(IDLE_SETTLE_MS); // let the setup's work settle (relays, level notifications, the servers) before measuring
 
@@ -628,14 +675,14 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     const topicNames = Object.values(topics);
     /** b − a, then scaled: `scale` 1/n gives per checkout, 1/seconds per second (bench/counters.ts). */
     const diff = (a: Counters, b: Counters, scale = 1): Counters => diffCounters(a, b, topicNames, scale);
-    const procs = measuredProcesses(children, infra['MONGO_URL']!);
+    const procs = warmProcs;
     const cpuDelta = (a: Record<string, number>, b: Record<string, number>, scale: number) => Object.fromEntries(Object.keys(procs).map((k) => [k, round(((b[k] ?? 0) - (a[k] ?? 0)) * scale, 4)]));
 
     const rows: Record<string, unknown>[] = [];
     let idle: Record<string, unknown> = {};
     // The checkouts' own operations summed over every level (idle baseline of each level subtracted), and how many checkouts did them.
     const measured: LevelCounts[] = [];
-    let cursor = WARMUP_CHECKOUTS;
+    let cursor = warmupCarts;
     for (const [levelIndex, concurrency] of LEVELS.entries()) {
       const mine = carts.slice(cursor, cursor + CHECKOUTS_PER_LEVEL);
       cursor += CHECKOUTS_PER_LEVEL;
@@ -664,8 +711,10 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const serverBefore = statusBefore['opcounters'] as Record<string, number>;
       const oplogFrom = await oplogEnd(mongo);
       const applyBefore = await applyCounters();
+      const hostBefore = hostCpu();
       const linesBefore = { ...logLines };
       const { got, elapsed } = await checkoutAll(mine, concurrency, RATE);
+      const hostShares = hostCpuShares(hostBefore, hostCpu());
       await sleep(1500); // trailing relay work of this level is counted with it
       const after = await counters();
       const cpuAfter = cpuOf(procs);
@@ -691,6 +740,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         seconds: round(elapsed, 2),
         confirmed_per_s: round(confirmed / elapsed),
         latency_ms: { p50: round(pct(lat, 50)), p99: round(pct(lat, 99)), max: round(lat[lat.length - 1] ?? NaN) },
+        // the machine while the level ran, in percent of both cores' time: a run slowed by the host shows as steal
+        host_cpu: hostShares,
         checkout_http_ms: { p50: round(pct(http, 50)), p99: round(pct(http, 99)) },
         // where a confirmed checkout's time goes, hop by hop: each message's Kafka CreateTime (when its producer sent it)
         latency_by_hop_ms: hops.breakdown(got.filter((g) => g.outcome === 'OrderConfirmed')),
@@ -724,7 +775,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     if (CLUSTER) {
       // the bare loop and the floor are the single node's reference (results.json), not repeated here
       const skipped = { skipped: 'cluster topology: see results.json for the bare loop and the floor on the same machine' };
-      return { members, rows, idle, bare: skipped, ratio: NaN, floor: skipped, servicesToFloor: {} };
+      return { members, rows, idle, bare: skipped, ratio: NaN, floor: skipped, servicesToFloor: {}, warmup: warmupLog };
     }
     const perCheckoutOfRun = perCheckout(measured, topicNames);
     const top = Math.max(...LEVELS);
@@ -733,20 +784,29 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     // The floor at the highest level's concurrency, same servers, the services stopped: its CPU is the servers' and this driver's.
     let floorCpuFrom: Record<string, number> = {};
     let floorOplogFrom = await oplogEnd(mongo);
+    let floorHostFrom = hostCpu();
+    let floorHostTo = floorHostFrom;
+    let floorCpuTo: Record<string, number> = {};
+    let floorOplogTo = floorOplogFrom;
     const sample = (type: string) => Object.entries(samples).find(([k]) => k.endsWith(`|${type}`))?.[1] ?? { key: type, value: JSON.stringify({ type, payload: { filler: 'x'.repeat(400) } }) };
     const floorRun = await floorLoop({ kafka, producer, mongo, cassandra, run, topicStem: `bench.${run}`, partitions: PARTITIONS, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, sample, onStart: async () => {
       floorOplogFrom = await oplogEnd(mongo);
       floorCpuFrom = cpuOf(procs);
+      floorHostFrom = hostCpu();
+    }, onEnd: async () => {
+      floorCpuTo = cpuOf(procs);
+      floorHostTo = hostCpu();
+      floorOplogTo = await oplogEnd(mongo);
     } });
-    const floorCpu = cpuDelta(floorCpuFrom, cpuOf(procs), 1 / floorRun.checkouts);
+    const floorHost = hostCpuShares(floorHostFrom, floorHostTo);
+    const floorCpu = cpuDelta(floorCpuFrom, floorCpuTo, 1 / floorRun.checkouts);
     const floorCpuTotal = round(Object.entries(floorCpu).filter(([k]) => !(k in ports)).reduce((n, [, v]) => n + v, 0), 4);
-    const floorOplogTo = await oplogEnd(mongo);
-    const floor = { ...floorRun, cpu_seconds_per_checkout: { ...floorCpu, total: floorCpuTotal }, oplog_per_checkout: perCheckoutOf(await oplogBetween(mongo, floorOplogFrom, floorOplogTo, [`floor_${run}`]), floorRun.checkouts), oplog_by_collection_per_checkout: byCollectionPerCheckout(await oplogByCollection(mongo, floorOplogFrom, floorOplogTo, { [`floor_${run}`]: 'floor' }), floorRun.checkouts) };
+    const floor = { ...floorRun, host_cpu: floorHost, cpu_seconds_per_checkout: { ...floorCpu, total: floorCpuTotal }, oplog_per_checkout: perCheckoutOf(await oplogBetween(mongo, floorOplogFrom, floorOplogTo, [`floor_${run}`]), floorRun.checkouts), oplog_by_collection_per_checkout: byCollectionPerCheckout(await oplogByCollection(mongo, floorOplogFrom, floorOplogTo, { [`floor_${run}`]: 'floor' }), floorRun.checkouts) };
     console.log(JSON.stringify({ floor }));
     const bestRow = rows.reduce((a, b) => ((b['confirmed_per_s'] as number) > (a['confirmed_per_s'] as number) ? b : a));
     const servicesCpu = (bestRow['cpu_seconds_per_checkout'] as Record<string, number>)['total_servers_and_services']!;
     const servicesToFloor = { throughput: round(best / floorRun.checkouts_per_s, 3), cpu_per_checkout: round(servicesCpu / floorCpuTotal, 2) };
-    return { members, rows, idle, bare, ratio: round(best / (bare['checkouts_per_s'] as number), 3), floor, servicesToFloor };
+    return { members, rows, idle, bare, ratio: round(best / (bare['checkouts_per_s'] as number), 3), floor, servicesToFloor, warmup: warmupLog };
   } finally {
     for (const c of consumers) await c.disconnect().catch(() => undefined);
     await stopServices();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { threadCpu, threadCpuDelta, threadGroup } from './proc-cpu';
+import { hostCpu, hostCpuShares, parseHostCpu, threadCpu, threadCpuDelta, threadGroup } from './proc-cpu';
 
 /** This process's main thread as `threadCpu` names it (its pid is its tid). */
 const mainGroup = (): string => {
@@ -46,5 +46,23 @@ describe('threadCpu', () => {
     const a = { '7/70': { name: 'ReadStage-3', cpuSeconds: 100, sleeps: 5000 } };
     const b = { '7/70': { name: 'MutationStage-9', cpuSeconds: 100.25, sleeps: 5040 } };
     expect(threadCpuDelta(a, b, 1)).toEqual({ 'MutationStage-N': { cpu_s: 0.25, sleeps: 40 } });
+  });
+});
+
+describe('hostCpu', () => {
+  it('reads busy, idle and steal from the aggregate line, in seconds', () => {
+    const stat = 'cpu  300 100 200 5000 40 10 20 130 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n';
+    expect(parseHostCpu(stat, 100)).toEqual({ busy: 6.3, idle: 50.4, steal: 1.3 });
+  });
+
+  it('gives shares of all the cores’ time between two readings', () => {
+    expect(hostCpuShares({ busy: 10, idle: 20, steal: 1 }, { busy: 16, idle: 22, steal: 3 })).toEqual({ busy_percent: 60, idle_percent: 20, steal_percent: 20 });
+  });
+
+  it('reads this machine’s /proc/stat: time only grows', async () => {
+    const a = hostCpu();
+    await sleep(50);
+    const b = hostCpu();
+    expect(b.busy + b.idle + b.steal).toBeGreaterThan(a.busy + a.idle + a.steal);
   });
 });

@@ -122,3 +122,40 @@ export function threadCpuDelta(a: ThreadCpu, b: ThreadCpu, scale: number, top = 
       .map(([name, g]) => [name, { cpu_s: Math.round(g.cpu * 1e5) / 1e5, sleeps: Math.round(g.sleeps * 10) / 10 }]),
   );
 }
+
+/** The whole machine's CPU time so far, in seconds summed over its cores, from the first line of /proc/stat. */
+export interface HostCpu {
+  readonly busy: number;
+  readonly idle: number;
+  /** Time the hypervisor ran something else while a core of this guest had work (the `steal` column). */
+  readonly steal: number;
+}
+
+/** Parses the aggregate `cpu` line of /proc/stat (user nice system idle iowait irq softirq steal …, in ticks). */
+export function parseHostCpu(procStat: string, ticksPerSecond: number): HostCpu {
+  const line = procStat.split('\n').find((l) => l.startsWith('cpu '));
+  if (!line) throw new Error('/proc/stat: no aggregate cpu line');
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return { busy: (user + nice + system + irq + softirq) / ticksPerSecond, idle: (idle + iowait) / ticksPerSecond, steal: steal / ticksPerSecond };
+}
+
+export function hostCpu(): HostCpu {
+  return parseHostCpu(readFileSync('/proc/stat', 'utf8'), ticks());
+}
+
+/**
+ * Between two readings: the share of the cores' time the guest ran (`busy`), idled, and had stolen
+ * by the hypervisor (`steal`), each in percent of all cores' time — a drifting host shows as steal.
+ */
+export function hostCpuShares(a: HostCpu, b: HostCpu): { busy_percent: number; idle_percent: number; steal_percent: number } {
+  const busy = b.busy - a.busy;
+  const idle = b.idle - a.idle;
+  const steal = b.steal - a.steal;
+  const all = busy + idle + steal;
+  const pct = (x: number) => (all > 0 ? Math.round((x / all) * 1000) / 10 : 0);
+  return { busy_percent: pct(busy), idle_percent: pct(idle), steal_percent: pct(steal) };
+}
