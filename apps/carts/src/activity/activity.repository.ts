@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
+import type { CqlStatement } from '../cql';
 import { ACTIVITY_TYPES, type ActivityEvent, type ActivityType, dayOf, type Position } from './activity';
 
 const { LocalDate } = types;
@@ -13,10 +14,16 @@ const MAX_DAYS = 500;
 export class ActivityRepository {
   constructor(@Inject(CASSANDRA) private readonly db: Client) {}
 
-  async insert(e: ActivityEvent, ttlSeconds: number): Promise<void> {
-    await this.db.execute(
-      `INSERT INTO user_events (user_id, event_date, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
-      [
+  /** Sends one statement of this repository's (`insertStatement`) on its own. */
+  async write(s: CqlStatement): Promise<void> {
+    await this.db.execute(s.query, s.params, { prepare: true });
+  }
+
+  /** The insert of an event's row, for a caller that sends it in a batch with writes of its own. */
+  insertStatement(e: ActivityEvent, ttlSeconds: number): CqlStatement {
+    return {
+      query: `INSERT INTO user_events (user_id, event_date, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
+      params: [
         e.user_id,
         LocalDate.fromString(dayOf(e.event_time)),
         e.event_time,
@@ -26,8 +33,7 @@ export class ActivityRepository {
         JSON.stringify(e.details),
         ttlSeconds,
       ],
-      { prepare: true },
-    );
+    };
   }
 
   /** Records that `userId` has events on `day` (before the first event of the day is written). */

@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
+import type { CqlStatement } from '../cql';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
 import { Cart, CartLine, CartStatus, CheckoutSnapshot, GuestMerge, listedUnder, touched, lookupMarginSeconds, lookupPartitionsOf, lookupWriteNeeded, MergeRecord } from './cart';
 
 const { Uuid, Long } = types;
 type LineRow = { name: string | null; qty: number; unit_price: types.Long | number | null };
-type Statement = { query: string; params: unknown[] };
+type Statement = CqlStatement;
 const STATUSES: readonly CartStatus[] = ['active', 'checking_out', 'ordered', 'abandoned', 'merging', 'merged'];
 const COLUMNS = 'cart_id, user_id, session_id, zone, status, items, created_at, updated_at, expires_at, revision, checkout, checkout_keys, merge, merged_from';
 
@@ -70,8 +71,10 @@ export class CartsRepository {
    * `read` still outlives `next`: a checkout), so a crash after the LWT never leaves a cart missing
    * from its status listing; the old partition's row is deleted after, when the partition changed.
    * False when the cart changed (or expired) in between: the caller reloads and decides again.
+   * `after`: writes of other partitions the caller makes once the LWT applied (an activity row);
+   * they go in the same unlogged batch as that delete — one request for both.
    */
-  async save(next: Cart, read: Cart, hooks: { afterApplied?: () => Promise<void> } = {}): Promise<boolean> {
+  async save(next: Cart, read: Cart, hooks: { afterApplied?: () => Promise<void>; after?: readonly CqlStatement[] } = {}): Promise<boolean> {
     if (lookupWriteNeeded(read, next, this.ttl)) await this.db.batch(this.lookupUpserts(next), { prepare: true, logged: false });
     const rs = await this.db.execute(
       `UPDATE carts USING TTL ? SET user_id = ?, session_id = ?, zone = ?, status = ?, items = ?, created_at = ?, updated_at = ?,
@@ -82,7 +85,8 @@ export class CartsRepository {
     );
     if (!rs.wasApplied()) return false;
     await hooks.afterApplied?.();
-    if (listedUnder(read.status) !== listedUnder(next.status)) await this.db.batch(this.lookupDeletes(next, listedUnder(read.status)), { prepare: true, logged: false });
+    const then = [...(listedUnder(read.status) !== listedUnder(next.status) ? this.lookupDeletes(next, listedUnder(read.status)) : []), ...(hooks.after ?? [])];
+    if (then.length > 0) await this.db.batch(then, { prepare: true, logged: false });
     return true;
   }
 

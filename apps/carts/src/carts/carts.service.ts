@@ -6,6 +6,7 @@ import { cartActivity } from '../activity/activity';
 import { ActivityService } from '../activity/activity.service';
 import { CARTS_CONFIG } from '../config.token';
 import type { CartsConfig } from '../config';
+import type { CqlStatement } from '../cql';
 import { exceedsKnownStock, StockLevel } from '../products/product';
 import { ProductsRepository } from '../products/products.repository';
 import {
@@ -136,8 +137,10 @@ export class CartsService {
   /**
    * Saga step 5: an outcome moves the cart only while it is checking out on that checkout; a stale
    * or replayed outcome finds it elsewhere and changes nothing, and so do delivery and completion.
+   * `after` (the event's activity row) is written in one batch with the writes that follow the
+   * status LWT; true when it was, false when the cart did not move (the caller writes it alone).
    */
-  async onOrderOutcome(outcome: OrderOutcome, cartId: string, checkoutId: string): Promise<void> {
+  async onOrderOutcome(outcome: OrderOutcome, cartId: string, checkoutId: string, after: readonly CqlStatement[] = []): Promise<boolean> {
     const type = outcome.type;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const cart = await this.repo.get(cartId);
@@ -146,7 +149,7 @@ export class CartsService {
           { cart_id: cartId, checkout_id: checkoutId, type },
           'order outcome for an unknown or expired cart',
         );
-        return;
+        return false;
       }
       const to = statusAfterOutcome(cart, outcome, checkoutId);
       if (to === null) {
@@ -160,7 +163,7 @@ export class CartsService {
           },
           'order event changes nothing on this cart (another checkout, a replay, or no cart status to change)',
         );
-        return;
+        return false;
       }
       const next = touched(
         cart,
@@ -168,12 +171,12 @@ export class CartsService {
         new Date(),
         this.config.CART_TTL_SECONDS,
       );
-      if (await this.repo.save(next, cart)) {
+      if (await this.repo.save(next, cart, { after })) {
         this.logger.info(
           { cart_id: cartId, checkout_id: checkoutId, type, to },
           'cart status changed by order outcome',
         );
-        return;
+        return true;
       }
     }
     throw new AppError(

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Client, types } from 'cassandra-driver';
 import { CASSANDRA } from '@mw/persistence';
+import type { CqlStatement } from '../cql';
 import { Intent } from './checkout';
 
 const { Uuid } = types;
@@ -26,10 +27,14 @@ export class CheckoutOutboxRepository {
     );
   }
 
-  async delete(intents: readonly Intent[]): Promise<void> {
-    if (intents.length === 0) return;
+  /** Deletes intents; `alongside`: writes of other tables sent in the same unlogged batch (one request). */
+  async delete(intents: readonly Intent[], alongside: readonly CqlStatement[] = []): Promise<void> {
+    if (intents.length === 0 && alongside.length === 0) return;
     await this.db.batch(
-      intents.map((i) => ({ query: `DELETE FROM checkout_outbox WHERE bucket = ? AND created_at = ? AND checkout_id = ?`, params: [i.bucket, i.created_at, Uuid.fromString(i.checkout_id)] })),
+      [
+        ...intents.map((i) => ({ query: `DELETE FROM checkout_outbox WHERE bucket = ? AND created_at = ? AND checkout_id = ?`, params: [i.bucket, i.created_at, Uuid.fromString(i.checkout_id)] })),
+        ...alongside,
+      ],
       { prepare: true, logged: false },
     );
   }

@@ -161,10 +161,14 @@ export class CheckoutService {
       );
       return null;
     }
-    // 3. Publish now (the relay would, a few seconds later), then drop the intent.
+    // 3. Publish now (the relay would, a few seconds later), then drop the intent — in one batch
+    //    with the CHECKOUT_REQUESTED activity row, which is written alone if that batch never runs.
+    const row = next.checkout ? await this.activity.prepare(cartActivity.checkoutRequested(userId, next, next.checkout)) : null;
+    let rowWritten = false;
     try {
       await this.publisher.publish(this.relay.toMessage(intent));
-      await this.outbox.delete([intent]);
+      await this.outbox.delete([intent], row ? [row] : []);
+      rowWritten = true;
     } catch (e) {
       this.logger.warn(
         { cart_id: cart.cart_id, checkout_id: checkoutId, err: (e as Error).message },
@@ -175,7 +179,7 @@ export class CheckoutService {
       { cart_id: cart.cart_id, checkout_id: checkoutId, total: priced.total, lines: priced.lines.length },
       'checkout requested',
     );
-    await this.recordActivity(next, checkoutId, userId);
+    if (row && !rowWritten) await this.activity.write(row);
     return this.answer(next, checkoutId, 202);
   }
 

@@ -19,10 +19,19 @@ export class OrderEventsService {
     private readonly activity: ActivityService,
   ) {}
 
+  /**
+   * The event's activity row rides in the batch that follows the cart's status LWT when the cart
+   * moves (one request for the lookup row's delete and the row); otherwise it is written alone. A
+   * crash after the LWT and before that batch redelivers the event: the cart no longer moves, and
+   * the row is written alone then.
+   */
   async onOrderEvent(e: OrderEvent): Promise<void> {
     const outcome = outcomeOf(e);
-    if (outcome) await this.carts.onOrderOutcome(outcome, e.payload.cart_id, e.payload.checkout_id);
-    await this.activity.onOrderEvent(e);
+    const row = await this.activity.prepareOrderEvent(e);
+    const carried = outcome
+      ? await this.carts.onOrderOutcome(outcome, e.payload.cart_id, e.payload.checkout_id, row ? [row] : [])
+      : false;
+    if (row && !carried) await this.activity.write(row);
   }
 
   /**

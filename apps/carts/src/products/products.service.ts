@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { EnvelopeOf } from '@mw/contracts';
 import { LOGGER } from '@mw/platform';
-import { latestLevels, productWriteFor, type StockLevel } from './product';
+import { latestLevels, productWriteFor } from './product';
 import { ProductsRepository } from './products.repository';
 
 /** Runs the work of a batch's `index`-th event in its trace (the consumer runner's `BatchContext.within`). */
@@ -34,12 +34,15 @@ export class ProductsService {
     await Promise.all(events.map((e, index) => within(index, () => this.repo.apply(productWriteFor(e)))));
   }
 
-  /** A batch of inventory events: the newest level per (product, zone), written at once; the saga's replies are ignored. */
+  /**
+   * A batch of inventory events: the newest level per (product, zone), written together (unlogged
+   * batches, `applyStocks`) in the trace of the chunk's first level; the saga's replies are ignored.
+   */
   async onInventoryEvents(events: readonly EnvelopeOf<'inventory.events.v1'>[], within: InTraceOf): Promise<void> {
-    const indexOf = new Map<StockLevel, number>();
-    for (const [index, e] of events.entries()) if (e.type === 'StockLevelChanged') indexOf.set(e.payload, index);
-    // each write in the trace of the event it comes from
-    await Promise.all(latestLevels([...indexOf.keys()]).map((l) => within(indexOf.get(l) ?? 0, () => this.repo.applyStock(l))));
+    const first = events.findIndex((e) => e.type === 'StockLevelChanged');
+    if (first < 0) return;
+    const levels = events.flatMap((e) => (e.type === 'StockLevelChanged' ? [e.payload] : []));
+    await within(first, () => this.repo.applyStocks(latestLevels(levels)));
   }
 
   async onInventoryEvent(e: EnvelopeOf<'inventory.events.v1'>): Promise<void> {
