@@ -54,7 +54,7 @@ import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
 import { MongoClient, WriteConcern } from 'mongodb';
 import { createMongoClient } from '@mw/persistence';
 import { createMessage } from '@mw/contracts';
-import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, hostCpu, hostCpuShares, infraServerPid, treeCpuSeconds, threadCpu, threadCpuDelta, type ThreadCpu, treeThreadCpu } from '@mw/testing';
+import { accessToken, createTestUsers, deleteTestUsers, type TestUser, testEnv, testUserToken, uniqueName, cpuSeconds, hostCpu, hostCpuShares, hostSpeed, infraServerPid, treeCpuSeconds, threadCpu, threadCpuDelta, type ThreadCpu, treeThreadCpu } from '@mw/testing';
 import { type ApplyCounters, applyCountersOf, applyPerCheckout, commandsPerCheckout, type Counters, hostsOf, diffCounters, type LevelCounts, perCheckout, roundCounters } from './counters';
 import { floorLoop } from './floor';
 import { byCollectionPerCheckout, oplogBetween, oplogByCollection, oplogEnd, perCheckoutOf } from './oplog';
@@ -432,6 +432,8 @@ function reproducibility(runs: readonly (RunResult & { run: number })[]): Record
         cpu_seconds_per_checkout: spread(rows.map((row) => (row['cpu_seconds_per_checkout'] as Record<string, number>)['total_servers_and_services']!)),
         // what the host took from each run's level (percent of both cores' time stolen by the hypervisor)
         steal_percent: rows.map((row) => (row['host_cpu'] as { steal_percent?: number } | undefined)?.steal_percent ?? null),
+        // the memory walk's CPU ns per load before each run's level: the host's own speed, beside the stack's
+        memory_ns_per_load: rows.map((row) => (row['host_speed'] as { before?: { memory_ns_per_load: number } } | undefined)?.before?.memory_ns_per_load ?? null),
       });
     }
   }
@@ -711,10 +713,12 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       const serverBefore = statusBefore['opcounters'] as Record<string, number>;
       const oplogFrom = await oplogEnd(mongo);
       const applyBefore = await applyCounters();
+      const speedBefore = hostSpeed();
       const hostBefore = hostCpu();
       const linesBefore = { ...logLines };
       const { got, elapsed } = await checkoutAll(mine, concurrency, RATE);
       const hostShares = hostCpuShares(hostBefore, hostCpu());
+      const speedAfter = hostSpeed();
       await sleep(1500); // trailing relay work of this level is counted with it
       const after = await counters();
       const cpuAfter = cpuOf(procs);
@@ -742,6 +746,9 @@ async function measure(infra: Record<string, string>, members: number, run: stri
         latency_ms: { p50: round(pct(lat, 50)), p99: round(pct(lat, 99)), max: round(lat[lat.length - 1] ?? NaN) },
         // the machine while the level ran, in percent of both cores' time: a run slowed by the host shows as steal
         host_cpu: hostShares,
+        // a fixed memory walk and integer loop timed in this driver just before and just after the level (CPU ns per
+        // step): a host that got slower shows here where it does not show as steal (ADR 0015 §12)
+        host_speed: { before: speedBefore, after: speedAfter },
         checkout_http_ms: { p50: round(pct(http, 50)), p99: round(pct(http, 99)) },
         // where a confirmed checkout's time goes, hop by hop: each message's Kafka CreateTime (when its producer sent it)
         latency_by_hop_ms: hops.breakdown(got.filter((g) => g.outcome === 'OrderConfirmed')),

@@ -9,5 +9,6 @@ export * from './api-document';
 export * from './keycloak-users';
 export * from './infra-env';
 export * from './proc-cpu';
+export * from './host-speed';
 export * from './recorded-spans';
 export * from './pausing-child';
