@@ -7,6 +7,8 @@ import {
   oidcEnv,
   WEB_CLIENT_ID,
 } from '@mw/testing';
+import { touched } from '../carts/cart';
+import { CartsRepository } from '../carts/carts.repository';
 import { UserSessionsRepository } from '../sessions/user-sessions.repository';
 import { CartsHarness, oid, type Who } from '../test/harness';
 import type { ActivityEvent } from './activity';
@@ -229,6 +231,21 @@ describe('user activity (real Cassandra, Kafka and Keycloak; two service instanc
     expect(await status(a.cart)).toBe('ordered'); // delivery and completion change nothing
     expect(await status(b.cart)).toBe('ordered'); // not reopened: the order had been confirmed
     expect(await status(c.cart)).toBe('active');
+  });
+
+  it('an outcome whose cart already moved (its LWT applied, the batch after it lost to a crash) writes its activity row alone', async () => {
+    const co = await checkedOut(alice, cover);
+    const repo = h.app.get(CartsRepository);
+    const read = await repo.get(co.cart);
+    if (!read) throw new Error('cart gone');
+    // the confirm's LWT as a process that died right after it sent it: the cart is ordered, the batch with the
+    // lookup row's delete and the ORDER_CONFIRMED row never went
+    expect(await repo.save(touched(read, { status: 'ordered' }, new Date(), h.config.CART_TTL_SECONDS), read)).toBe(true);
+    const ref = { order_id: oid(0xa0c1), user_id: ALICE, cart_id: co.cart, checkout_id: co.checkoutId };
+    await h.publish('orders.orders.v1', 'OrderConfirmed', ref); // the redelivery
+    await h.drained('orders.orders.v1');
+    const rows = ofType(await everything(alice), 'ORDER_CONFIRMED').filter((i) => i.resource_id === ref.order_id);
+    expect(rows).toHaveLength(1);
   });
 
   it('pages newest first across several days, ties within a millisecond included, with cursors, a type filter and the retention', async () => {
