@@ -1,7 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client as CassandraClient } from 'cassandra-driver';
 import { Admin, Consumer, IHeaders, Kafka, logLevel, Producer } from 'kafkajs';
@@ -12,6 +11,7 @@ import {
   createTestUsers,
   type DemoUser,
   deleteTestUsers,
+  freePort,
   kafkaSaslEnv,
   testEnv,
   type TestUser,
@@ -89,16 +89,6 @@ export interface Res<T = Record<string, unknown>> {
   readonly body: T;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The whole system as real processes from the webpack bundles (`nx run <app>:build`), every one on

@@ -10,5 +10,6 @@ export * from './keycloak-users';
 export * from './infra-env';
 export * from './proc-cpu';
 export * from './host-speed';
+export * from './free-port';
 export * from './recorded-spans';
 export * from './pausing-child';

@@ -1,19 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { waitFor } from '@mw/testing';
+import { freePort, waitFor } from '@mw/testing';
 
-/** A free local TCP port. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The real carts service (apps/carts/src/main.ts) in its own process group, compiled on the fly by

@@ -1,11 +1,10 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createMessage } from '@mw/contracts';
 import { ensureTopics, KafkaPublisher } from '@mw/messaging';
-import { allowWebOrigin, collectFrom, header, testEnv, type TestUser, waitFor } from '@mw/testing';
+import { allowWebOrigin, collectFrom, freePort, header, testEnv, type TestUser, waitFor } from '@mw/testing';
 import { Stack } from '../stack';
 import { WebServer } from './web-server';
 
@@ -19,16 +18,6 @@ const rub = (amount: number): string =>
     amount,
   );
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The web app in a real browser (headless chromium) against the real services (processes from their
