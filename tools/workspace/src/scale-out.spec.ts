@@ -15,9 +15,9 @@ function at(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);
 }
 
-/** The checkout run the sizing uses: the previous host's (Intel Xeon); results.json is the latest host's (2026-11-30). */
+/** The checkout run the sizing uses: the previous host's (Intel Xeon); ordersNow is the latest host's (2026-11-30, results.json then). */
 const orders = 'apps/orders/bench/history/2026-11-28-0e8680a.json';
-const ordersNow = 'apps/orders/bench/results.json';
+const ordersNow = 'apps/orders/bench/history/2026-11-30-08070ab.json';
 /** The current host's run before the sale rode with the confirmation (same host, the code of cd13c35). */
 const ordersBefore = 'apps/orders/bench/history/2026-11-29-cd13c35.json';
 const catalog = 'apps/catalog/bench/results.json';
