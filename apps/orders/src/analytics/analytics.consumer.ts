@@ -20,6 +20,8 @@ export interface AnalyticsConsumerSettings {
   /** A fetch is answered once this many bytes wait, or after `fetchMaxWaitMs` (the linger that fills a batch). */
   readonly fetchMinBytes: number;
   readonly fetchMaxWaitMs: number;
+  /** Offset commits at most this often (KAFKA_COMMIT_INTERVAL_MS; 0: after every chunk). */
+  readonly commitIntervalMs: number;
 }
 
 /**
@@ -57,6 +59,7 @@ export class AnalyticsConsumer implements OnApplicationBootstrap, OnApplicationS
         partitionsConcurrently: s.partitionsConcurrently,
         batchMax: s.maxBatch,
         fetch: { minBytes: s.fetchMinBytes, maxWaitMs: s.fetchMaxWaitMs },
+        commitIntervalMs: s.commitIntervalMs,
         onStatus: (status) => this.metrics.consumerUp.set(isReady(status) ? 1 : 0),
       },
       (records) => this.applyChunk(records),

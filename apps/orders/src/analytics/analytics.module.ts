@@ -95,6 +95,7 @@ export class AnalyticsModule {
                 maxBatch: config.ANALYTICS_MAX_BATCH,
                 fetchMinBytes: config.ANALYTICS_FETCH_MIN_BYTES,
                 fetchMaxWaitMs: config.ANALYTICS_FETCH_MAX_WAIT_MS,
+                commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
               },
               log,
               m,

@@ -15,4 +15,10 @@ describe("a service's batch consumer options", () => {
     expect(serviceBatchConsumerOptions(loadConfig(schema, { ...required, KAFKA_CONSUMER_LINGER_MS: '0' }), 'c', ['t'], 64).lingerMs).toBeUndefined();
     expect(serviceBatchConsumerOptions(loadConfig(schema, { ...required, KAFKA_CONSUMER_LINGER_MS: '20' }), 'c', ['t'], 64).lingerMs).toBe(20);
   });
+
+  it('offset commits after every chunk by default, at most every KAFKA_COMMIT_INTERVAL_MS when set (ADR 0015 §14)', () => {
+    expect(serviceBatchConsumerOptions(loadConfig(schema, required), 'c', ['t'], 64).commitIntervalMs).toBeUndefined();
+    expect(serviceBatchConsumerOptions(loadConfig(schema, { ...required, KAFKA_COMMIT_INTERVAL_MS: '1000' }), 'c', ['t'], 64).commitIntervalMs).toBe(1000);
+    expect(() => loadConfig(schema, { ...required, KAFKA_COMMIT_INTERVAL_MS: '-1' })).toThrow(/KAFKA_COMMIT_INTERVAL_MS/);
+  });
 });

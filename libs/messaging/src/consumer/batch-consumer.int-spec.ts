@@ -1,9 +1,10 @@
 import { KafkaJSNonRetriableError } from 'kafkajs';
 import pino from 'pino';
 import { HealthRegistry } from '@mw/platform';
-import { testEnv, uniqueName, waitFor } from '@mw/testing';
+import { join } from 'node:path';
+import { PausingChild, testEnv, uniqueName, waitFor } from '@mw/testing';
 import { createKafka, ensureTopics } from '../kafka/kafka';
-import { BatchConsumer } from './batch-consumer';
+import { BatchConsumer, BatchConsumerOptions, ChunkHandler } from './batch-consumer';
 
 const env = testEnv();
 const logger = pino({ level: 'silent' });
@@ -130,4 +131,214 @@ describe('BatchConsumer linger (real Kafka)', () => {
       await producer.disconnect();
     }
   }, 60_000);
+});
+
+/**
+ * Offset commits (ADR 0015 §14): one request per chunk at most, covering a transaction's commit
+ * marker; with an interval, one request for what was handled meanwhile; a failing chunk and a stop
+ * commit what was handled before them. Real Kafka, a transactional producer as the relays'.
+ */
+describe('BatchConsumer offset commits (real Kafka)', () => {
+  const kafka = createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'commits-test', logger });
+  const admin = kafka.admin();
+  const consumers: BatchConsumer[] = [];
+  beforeAll(() => admin.connect());
+  afterAll(async () => {
+    for (const c of consumers) await c.stop();
+    await admin.disconnect();
+  });
+
+  /** The group's committed offset of partition 0, and the partition's end. */
+  async function committed(groupId: string, topic: string): Promise<{ committed: string; end: string }> {
+    const [g] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const [p] = await admin.fetchTopicOffsets(topic);
+    return { committed: g?.partitions.find((x) => x.partition === 0)?.offset ?? '-1', end: p?.high ?? '?' };
+  }
+
+  function batchConsumer(
+    groupId: string,
+    topic: string,
+    handle: ChunkHandler,
+    more: Partial<BatchConsumerOptions> = {},
+  ): BatchConsumer {
+    const c = new BatchConsumer(
+      kafka,
+      {
+        name: 'commits-consumer',
+        groupId,
+        topics: [topic],
+        fromBeginning: true,
+        sessionTimeoutMs: 10_000,
+        heartbeatIntervalMs: 1000,
+        partitionsConcurrently: 1,
+        batchMax: 100,
+        ...more,
+      },
+      handle,
+      new HealthRegistry(),
+      logger,
+    );
+    consumers.push(c);
+    return c;
+  }
+
+  /** Ten transactions of one record each, 100 ms apart: ten fetched batches, each ending in a commit marker. */
+  async function tenTransactions(topic: string, joined: () => Promise<boolean>): Promise<void> {
+    await waitFor(async () => (await joined()) || undefined, 30_000, 'consumer joined');
+    const producer = kafka.producer({ transactionalId: uniqueName('commits-tx'), idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      for (let i = 0; i < 10; i++) {
+        const txn = await producer.transaction();
+        await txn.send({ topic, acks: -1, messages: [{ value: `r${i}` }] });
+        await txn.commit();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await producer.disconnect();
+    }
+  }
+
+  it("commits once per chunk, past the transaction's commit marker: ten one-record transactions are ten commits, not twenty", async () => {
+    const topic = uniqueName('test.commits');
+    const groupId = uniqueName('commits');
+    await ensureTopics(kafka, [topic], 1);
+    const calls: string[][] = [];
+    const c = batchConsumer(groupId, topic, async (records) => void calls.push(records.map((r) => String(r.value))));
+    await c.start();
+    await tenTransactions(topic, async () => c.status === 'running');
+    await waitFor(async () => (calls.flat().length === 10 ? true : undefined), 30_000, 'all ten handled');
+    // every record, and every marker after it, is committed
+    await waitFor(async () => {
+      const o = await committed(groupId, topic);
+      return o.committed === o.end || undefined;
+    }, 10_000, 'committed up to the end, markers included');
+    expect(c.commitRequests).toBe(calls.length);
+  });
+
+  it('with an interval, what was handled meanwhile waits for one commit; a stop commits it before leaving', async () => {
+    const topic = uniqueName('test.commits');
+    const groupId = uniqueName('commits');
+    await ensureTopics(kafka, [topic], 1);
+    const seen: string[] = [];
+    const c = batchConsumer(groupId, topic, async (records) => void seen.push(...records.map((r) => String(r.value))), {
+      commitIntervalMs: 60_000,
+    });
+    await c.start();
+    await tenTransactions(topic, async () => c.status === 'running');
+    await waitFor(async () => (seen.length === 10 ? true : undefined), 30_000, 'all ten handled');
+    expect(c.commitRequests).toBe(0);
+    expect((await committed(groupId, topic)).committed).toBe('-1');
+    await c.stop();
+    expect(c.commitRequests).toBe(1);
+    const o = await committed(groupId, topic);
+    expect(o.committed).toBe(o.end);
+  });
+
+  it('with an interval, a timer commits what was handled without a new batch', async () => {
+    const topic = uniqueName('test.commits');
+    const groupId = uniqueName('commits');
+    await ensureTopics(kafka, [topic], 1);
+    const seen: string[] = [];
+    let calls = 0;
+    const c = batchConsumer(groupId, topic, async (records) => void (calls++, seen.push(...records.map((r) => String(r.value)))), {
+      commitIntervalMs: 500,
+    });
+    await c.start();
+    const started = Date.now();
+    await tenTransactions(topic, async () => c.status === 'running');
+    const sending = Date.now() - started;
+    await waitFor(async () => {
+      const o = await committed(groupId, topic);
+      return (seen.length === 10 && o.committed === o.end) || undefined;
+    }, 10_000, 'committed up to the end by the timer');
+    // one commit per 500 ms while the records came, and one after the last: not one per batch
+    expect(c.commitRequests).toBeLessThanOrEqual(Math.ceil(sending / 500) + 1);
+    expect(c.commitRequests).toBeLessThan(calls);
+  });
+
+  it('a chunk that fails first commits the chunks handled before it: after the relaunch only the failed one comes again', async () => {
+    const topic = uniqueName('test.commits');
+    const groupId = uniqueName('commits');
+    await ensureTopics(kafka, [topic], 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic, acks: -1, messages: ['a', 'b', 'c'].map((value) => ({ value })) });
+    await producer.disconnect();
+    const seen: string[] = [];
+    let failures = 1;
+    const c = batchConsumer(
+      groupId,
+      topic,
+      async (records) => {
+        const values = records.map((r) => String(r.value));
+        // a failure kafkajs does not retry: the next consumer reads from the committed offset
+        if (values[0] === 'b' && failures-- > 0) throw new KafkaJSNonRetriableError('closed mid-handshake (test)');
+        seen.push(...values);
+      },
+      { batchMax: 1, commitIntervalMs: 60_000 },
+    );
+    await c.start();
+    await waitFor(async () => (seen.length >= 3 ? true : undefined), 60_000, 'the records after the relaunch');
+    expect(c.relaunches).toBe(1);
+    expect(seen).toEqual(['a', 'b', 'c']);
+  });
+});
+
+/**
+ * SIGKILL between a chunk's handling and the interval's commit (ADR 0015 §14): the interval commits
+ * only chunks whose handler resolved, never the one in flight. A child consumer (interval 300 ms,
+ * one record per chunk) handles a and b, and is killed while it handles c, after the timer's commit;
+ * the next consumer of the group gets c and d, not a or b.
+ */
+describe('BatchConsumer commit interval under SIGKILL (real Kafka)', () => {
+  const kafka = createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'commit-kill-test', logger });
+  const admin = kafka.admin();
+  let next: BatchConsumer | undefined;
+  let child: PausingChild | undefined;
+  beforeAll(() => admin.connect());
+  afterAll(async () => {
+    await child?.kill();
+    await next?.stop();
+    await admin.disconnect();
+  });
+
+  it('killed while a chunk is handled: the chunks handled before it were committed, the one in flight comes again', async () => {
+    const topic = uniqueName('test.commitkill');
+    const groupId = uniqueName('commitkill');
+    await ensureTopics(kafka, [topic], 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic, acks: -1, messages: ['a', 'b', 'c', 'd'].map((value) => ({ value })) });
+    await producer.disconnect();
+    child = new PausingChild(join(__dirname, '../test/commit-child.ts'), [topic, groupId, 'c', '300']);
+    await child.pausedAt('handling c');
+    // the timer's commit of a and b (the interval is up while c is handled)
+    const committed = async (): Promise<string> =>
+      (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions.find((p) => p.partition === 0)?.offset ?? '-1';
+    await waitFor(async () => (Number(await committed()) >= 2 ? true : undefined), 10_000, 'a and b committed');
+    await child.kill();
+    expect(await committed()).toBe('2');
+    const seen: string[] = [];
+    next = new BatchConsumer(
+      kafka,
+      {
+        name: 'after-kill',
+        groupId,
+        topics: [topic],
+        fromBeginning: true,
+        sessionTimeoutMs: 10_000,
+        heartbeatIntervalMs: 1000,
+        partitionsConcurrently: 1,
+        batchMax: 10,
+      },
+      async (records) => void seen.push(...records.map((r) => String(r.value))),
+      undefined,
+      logger,
+    );
+    await next.start();
+    await waitFor(async () => (seen.length >= 2 ? true : undefined), 60_000, 'the records after the kill');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(seen).toEqual(['c', 'd']);
+  }, 120_000);
 });

@@ -28,8 +28,29 @@ export interface BatchConsumerOptions {
    * consumer keeps its long poll: it fetches no more often than without a linger.
    */
   readonly lingerMs?: number;
+  /**
+   * Offset commits at most this often (ms; 0 or absent: after every chunk). A handled chunk's
+   * offset waits, with the others handled meanwhile, for one commit of every partition when the
+   * interval is up — not one commit request per chunk. Still only after the chunk's handler
+   * resolved, so a crash redelivers at most the chunks of one interval (the handlers are
+   * idempotent). A failing chunk, a stop and a rebalance are met as below (`BatchConsumer`).
+   */
+  readonly commitIntervalMs?: number;
   /** Called on every status change (a metric); besides, or instead of, the readiness check. */
   readonly onStatus?: (status: ConsumerStatus) => void;
+}
+
+/** A partition's next offset to read. */
+interface PartitionOffset {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+}
+
+function byTopic(offsets: readonly PartitionOffset[]): { topic: string; partitions: { partition: number; offset: string }[] }[] {
+  const topics = new Map<string, { partition: number; offset: string }[]>();
+  for (const o of offsets) topics.set(o.topic, [...(topics.get(o.topic) ?? []), { partition: o.partition, offset: o.offset }]);
+  return [...topics].map(([topic, partitions]) => ({ topic, partitions }));
 }
 
 /** The pause before a consumer that crashed for good is replaced: doubling from the first to the cap while it keeps crashing. */
@@ -44,6 +65,8 @@ export interface ServiceConsumerConfig {
   readonly KAFKA_PARTITIONS_CONCURRENTLY: number;
   /** Pause before the next fetch after a batch smaller than a chunk (0: off). */
   readonly KAFKA_CONSUMER_LINGER_MS?: number;
+  /** Offset commits at most this often (0: after every chunk). */
+  readonly KAFKA_COMMIT_INTERVAL_MS?: number;
 }
 
 /** A service's batch consumer in its own group, from the beginning, with the service's timeouts and parallelism. */
@@ -63,6 +86,7 @@ export function serviceBatchConsumerOptions(
     partitionsConcurrently: c.KAFKA_PARTITIONS_CONCURRENTLY,
     batchMax,
     ...(c.KAFKA_CONSUMER_LINGER_MS ? { lingerMs: c.KAFKA_CONSUMER_LINGER_MS } : {}),
+    ...(c.KAFKA_COMMIT_INTERVAL_MS ? { commitIntervalMs: c.KAFKA_COMMIT_INTERVAL_MS } : {}),
   };
 }
 
@@ -77,7 +101,15 @@ export type ChunkHandler = (records: readonly InboundRecord[]) => Promise<void>;
  * commit, ADR 0012 §4) — what Nest's Kafka transport cannot, as it hands over one message at a
  * time. A chunk's offsets are resolved and committed only after the handler resolved, so a crash in
  * between redelivers the chunk (the handler's steps must be idempotent). A chunk is not started
- * once the consumer stops or the group has rebalanced. Readiness (a health check named after the
+ * once the consumer stops or the group has rebalanced.
+ *
+ * Commits (ADR 0015 §14): kafkajs' own auto-commit is off, this class commits. After every chunk by
+ * default; with `commitIntervalMs`, the handled chunks' offsets wait and one request commits every
+ * partition's newest when the interval is up. Either way a commit covers the batch's commit marker
+ * (a transactional producer's control record after its last record). A chunk that fails first
+ * commits the chunks handled before it, so they are not handed over again; a stop commits what was
+ * handled before it leaves the group; a rebalance drops what waits (a commit under the new generation
+ * could move back a partition another member now owns) — those records come again. Readiness (a health check named after the
  * consumer, when a registry is given) follows the group: joined → ready; crash or stop → not ready.
  *
  * kafkajs restarts a consumer only after a retriable failure. One it calls non-retriable — seen when
@@ -94,6 +126,15 @@ export class BatchConsumer {
   private relaunchTimer: NodeJS.Timeout | undefined;
   /** New consumers made after a crash for good (a metric for tests and operators). */
   relaunches = 0;
+  /** OffsetCommit requests sent (a metric for tests and operators). */
+  commitRequests = 0;
+  /** The next offset of each partition whose handled chunks are not committed yet, by `topic:partition`. */
+  private readonly pending = new Map<string, PartitionOffset>();
+  private commitTimer: NodeJS.Timeout | undefined;
+  /** Commits run one after another, so an older offset never lands after a newer one. */
+  private commits: Promise<void> = Promise.resolve();
+  /** Counts the group joins: offsets of an earlier generation are not put back after a failed commit. */
+  private joins = 0;
 
   constructor(
     private readonly kafka: Kafka,
@@ -144,7 +185,12 @@ export class BatchConsumer {
       ...(o.fetch ? { minBytes: o.fetch.minBytes, maxWaitTimeInMs: o.fetch.maxWaitMs } : {}),
     });
     this.consumer = consumer;
+    consumer.on(consumer.events.REQUEST, (e) => {
+      if (e.payload.apiName === 'OffsetCommit') this.commitRequests++;
+    });
     consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.joins++;
+      this.pending.clear();
       this.relaunchDelayMs = RELAUNCH_FIRST_MS;
       this.signal({ kind: 'joined' });
     });
@@ -167,6 +213,7 @@ export class BatchConsumer {
     await consumer.run({
       partitionsConsumedConcurrently: o.partitionsConcurrently,
       eachBatchAutoResolve: false,
+      autoCommit: false,
       eachBatch: (payload) => this.consume(payload),
     });
   }
@@ -211,22 +258,31 @@ export class BatchConsumer {
     isStale,
   }: EachBatchPayload): Promise<void> {
     const max = this.options.batchMax;
+    // the payload's commit, not the consumer's: it still commits while a stop waits for this batch
+    const commitNow = (offsets: readonly PartitionOffset[]): Promise<void> =>
+      commitOffsetsIfNecessary({ topics: byTopic(offsets) });
     for (let from = 0; from < batch.messages.length; from += max) {
       if (!isRunning() || isStale()) return;
       const chunk = batch.messages.slice(from, from + max);
-      await this.handle(recordsOfBatch(batch, chunk, heartbeat));
-      const last = chunk[chunk.length - 1]!.offset;
+      try {
+        await this.handle(recordsOfBatch(batch, chunk, heartbeat));
+      } catch (e) {
+        // the chunks handled before this one are not handed over again
+        await this.commitPending(commitNow).catch(() => undefined);
+        throw e;
+      }
       for (const m of chunk) resolveOffset(m.offset);
-      // committed now, not when the whole fetched batch is done (kafkajs' default): a later chunk
-      // that fails or dies does not send this one again
-      await commitOffsetsIfNecessary({
-        topics: [
-          {
-            topic: batch.topic,
-            partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }],
-          },
-        ],
+      // past the batch's last offset when this chunk ends it: a transaction's commit marker follows
+      // its last record and is never handed over, and committing only past the record left the
+      // marker to a second commit
+      const last = from + max >= batch.messages.length ? batch.lastOffset() : chunk[chunk.length - 1]!.offset;
+      this.pending.set(`${batch.topic}:${batch.partition}`, {
+        topic: batch.topic,
+        partition: batch.partition,
+        offset: (BigInt(last) + 1n).toString(),
       });
+      if (this.stopping || !this.options.commitIntervalMs) await this.commitPending(commitNow);
+      else this.commitLater(this.options.commitIntervalMs);
     }
     const linger = this.options.lingerMs ?? 0;
     if (linger > 0 && batch.messages.length < max && isRunning() && !isStale()) {
@@ -234,10 +290,61 @@ export class BatchConsumer {
     }
   }
 
+  /** Commits every partition's waiting offset in one request, after the commits before it. */
+  private commitPending(commit: (offsets: readonly PartitionOffset[]) => Promise<void>): Promise<void> {
+    const run = async (): Promise<void> => {
+      if (this.pending.size === 0) return;
+      const joins = this.joins;
+      const offsets = [...this.pending.values()];
+      this.pending.clear();
+      try {
+        await commit(offsets);
+      } catch (e) {
+        // back, unless a newer offset of the partition, or a new generation, came meanwhile
+        if (joins === this.joins) {
+          for (const o of offsets) {
+            const key = `${o.topic}:${o.partition}`;
+            if (!this.pending.has(key)) this.pending.set(key, o);
+          }
+        }
+        throw e;
+      }
+    };
+    const done = this.commits.then(run);
+    this.commits = done.catch(() => undefined);
+    return done;
+  }
+
+  /** One commit of what waits when the interval is up (a timer; the chunk's handling goes on). */
+  private commitLater(intervalMs: number): void {
+    if (this.commitTimer) return;
+    this.commitTimer = setTimeout(() => {
+      this.commitTimer = undefined;
+      void this.commitPending((offsets) => this.consumerCommit(offsets)).catch((e: Error) =>
+        this.logger.warn(
+          { consumer: this.options.name, err: e.message },
+          'offset commit failed; tried again with the next one',
+        ),
+      );
+    }, intervalMs);
+    this.commitTimer.unref();
+  }
+
+  private async consumerCommit(offsets: readonly PartitionOffset[]): Promise<void> {
+    await this.consumer?.commitOffsets(offsets.map((o) => ({ ...o })));
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.relaunchTimer);
     this.relaunchTimer = undefined;
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    // what was handled is committed while the consumer is still a member; a chunk in flight commits
+    // itself when it ends (stopping), before kafkajs leaves the group
+    await this.commitPending((offsets) => this.consumerCommit(offsets)).catch((e: Error) =>
+      this.logger.warn({ consumer: this.options.name, err: e.message }, 'offset commit at stop failed'),
+    );
     await this.consumer?.disconnect();
   }
 }
