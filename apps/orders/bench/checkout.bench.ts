@@ -18,7 +18,8 @@
  * 64 in flight, not reported) brings the JVM servers and the services' code to temperature: a fresh
  * Cassandra costs ~3× the CPU per write of a warm one. It goes on in blocks of 100 while the JVMs'
  * JIT compilers still take ≥ 5 % of the stack's CPU (`--warm-until-jit=<percent>`, at most
- * `--warmup-max=2000`). Each level and the floor report the machine's busy, idle and stolen share of
+ * `--warmup-max=2000`). A measured level at another concurrency gets 200 unreported checkouts at its
+ * own first (`--level-warmup=<n>`): the JVMs compile again for it. Each level and the floor report the machine's busy, idle and stolen share of
  * both cores (`host_cpu`: steal is the hypervisor's). Results: apps/orders/bench/results.json.
  *
  *   npm run bench:checkout            (starts the infrastructure it needs: `npm run infra:up`, idempotent)
@@ -115,6 +116,14 @@ const WARMUP_CONCURRENCY = 64;
 const WARM_UNTIL_JIT_PERCENT = Number(arg('warm-until-jit') ?? 5);
 const WARMUP_MAX = Math.max(WARMUP_CHECKOUTS, Number(arg('warmup-max') ?? 2000));
 const WARMUP_BLOCK = 100;
+/**
+ * `--level-warmup=<n>` (default 200): before a measured level whose concurrency is not the warm-up's,
+ * this many checkouts at the level's own concurrency, not reported (their JIT share is in `warmup`).
+ * The JVMs compile again for a new concurrency: after a warm-up that ended below 5 % at 64 in
+ * flight, Cassandra's JIT still took 3.7–6.4 CPU-ms per checkout in the level at 256
+ * (bench/history/2026-12-02-eee8b9b.json). 0 turns it off.
+ */
+const LEVEL_WARMUP = Number(arg('level-warmup') ?? 200);
 const JIT_THREADS = /Compiler/;
 const JVM_SERVERS = ['kafka', 'cassandra'] as const;
 /** `--runs=<n>`: the whole measurement this many times per replica-set size; `--fresh-servers` restarts Kafka, Cassandra and MongoDB before each. */
@@ -167,7 +176,7 @@ function infraEnv(extra: Record<string, string> = {}): Record<string, string> {
 
 /** The services' tuning knobs set in this process's environment (the services inherit it). */
 function tuningSettings(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(KAFKA_CONSUMER_|OUTBOX_|SAGA_|PAYMENT_|INVENTORY_|CARTS_|RELAY_|CHECKOUT_)/.test(e[0]) && e[1] !== undefined).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(KAFKA_CONSUMER_|KAFKA_COMMIT_|OUTBOX_|SAGA_|PAYMENT_|INVENTORY_|CARTS_|RELAY_|CHECKOUT_)/.test(e[0]) && e[1] !== undefined).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** The replica set's settings that move what a checkout costs, as the primary reports them (ADR 0015 §8). */
@@ -577,7 +586,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       if (r.status >= 300) throw new Error(`restock ${id}: ${r.status} ${JSON.stringify(r.body)}`);
     });
     const warmupCarts = WARMUP_CHECKOUTS > 0 && WARM_UNTIL_JIT_PERCENT > 0 ? WARMUP_MAX : WARMUP_CHECKOUTS;
-    const total = CHECKOUTS_PER_LEVEL * LEVELS.length + warmupCarts;
+    const levelWarmups = WARMUP_CHECKOUTS > 0 ? LEVELS.filter((c) => c !== WARMUP_CONCURRENCY).length * LEVEL_WARMUP : 0;
+    const total = CHECKOUTS_PER_LEVEL * LEVELS.length + warmupCarts + levelWarmups;
     console.log(`[bench] mongo_members=${members}: preparing ${total} carts of ${customers.length} customers (not measured)`);
     const carts: { id: string; owner: TestUser }[] = [];
     await pool(Array.from({ length: total }, (_, i) => i), 16, async (i) => {
@@ -626,24 +636,29 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     /** CPU seconds the JVM servers' JIT compiler threads have spent so far. */
     const jitSeconds = (): number => JVM_SERVERS.reduce((n, k) => n + (warmProcs[k] === undefined ? 0 : Object.values(threadsOf({ [k]: warmProcs[k]! })[k] ?? {}).filter((t) => JIT_THREADS.test(t.name)).reduce((m, t) => m + t.cpuSeconds, 0)), 0);
     let warmedWith = 0;
-    const warmupLog: { checkouts: number; confirmed_per_s: number; cpu_ms_per_checkout: number; jit_cpu_ms_per_checkout: number; jit_percent: number }[] = [];
+    const warmupLog: { concurrency: number; checkouts: number; confirmed_per_s: number; cpu_ms_per_checkout: number; jit_cpu_ms_per_checkout: number; jit_percent: number }[] = [];
+    /** Checks out `list` at `concurrency`, not reported; answers the JIT's share of the stack's CPU over them, in percent. */
+    const warmWith = async (list: typeof carts, concurrency: number): Promise<number> => {
+      await pool(customers, 8, async (c) => void (await testUserToken(c, TOKEN_VALID_FOR_MS)));
+      const jitFrom = jitSeconds();
+      const cpuFrom = cpuOf(warmProcs);
+      const warm = await checkoutAll(list, concurrency);
+      const cpuTo = cpuOf(warmProcs);
+      const stack = Object.keys(warmProcs).filter((k) => k !== 'bench driver').reduce((t, k) => t + (cpuTo[k] ?? 0) - (cpuFrom[k] ?? 0), 0);
+      const jit = jitSeconds() - jitFrom;
+      const per = 1000 / Math.max(1, warm.got.length);
+      const percent = stack > 0 ? (100 * jit) / stack : 0;
+      warmupLog.push({ concurrency, checkouts: warm.got.length, confirmed_per_s: round(warm.got.filter((g) => g.outcome === 'OrderConfirmed').length / warm.elapsed), cpu_ms_per_checkout: round(stack * per, 1), jit_cpu_ms_per_checkout: round(jit * per, 2), jit_percent: round(percent, 1) });
+      console.log(JSON.stringify({ warmup: warmupLog[warmupLog.length - 1] }));
+      return percent;
+    };
     if (WARMUP_CHECKOUTS > 0) {
       console.log(`[bench] mongo_members=${members}: warm-up, ${WARMUP_CHECKOUTS} checkouts at ${WARMUP_CONCURRENCY} in flight (not reported)${WARM_UNTIL_JIT_PERCENT > 0 ? `, then blocks of ${WARMUP_BLOCK} until the JIT takes < ${WARM_UNTIL_JIT_PERCENT} % of the stack's CPU (at most ${WARMUP_MAX})` : ''}`);
-      /** Checks out the next `n` carts; answers the JIT's share of the stack's CPU over them, in percent. */
+      /** Checks out the next `n` carts of the warm-up. */
       const warmBlock = async (n: number): Promise<number> => {
-        await pool(customers, 8, async (c) => void (await testUserToken(c, TOKEN_VALID_FOR_MS)));
-        const jitFrom = jitSeconds();
-        const cpuFrom = cpuOf(warmProcs);
-        const warm = await checkoutAll(carts.slice(warmedWith, warmedWith + n), WARMUP_CONCURRENCY);
+        const list = carts.slice(warmedWith, warmedWith + n);
         warmedWith += n;
-        const cpuTo = cpuOf(warmProcs);
-        const stack = Object.keys(warmProcs).filter((k) => k !== 'bench driver').reduce((t, k) => t + (cpuTo[k] ?? 0) - (cpuFrom[k] ?? 0), 0);
-        const jit = jitSeconds() - jitFrom;
-        const per = 1000 / Math.max(1, warm.got.length);
-        const percent = stack > 0 ? (100 * jit) / stack : 0;
-        warmupLog.push({ checkouts: warm.got.length, confirmed_per_s: round(warm.got.filter((g) => g.outcome === 'OrderConfirmed').length / warm.elapsed), cpu_ms_per_checkout: round(stack * per, 1), jit_cpu_ms_per_checkout: round(jit * per, 2), jit_percent: round(percent, 1) });
-        console.log(JSON.stringify({ warmup: warmupLog[warmupLog.length - 1] }));
-        return percent;
+        return warmWith(list, WARMUP_CONCURRENCY);
       };
       let jitPercent = await warmBlock(WARMUP_CHECKOUTS);
       while (WARM_UNTIL_JIT_PERCENT > 0 && jitPercent >= WARM_UNTIL_JIT_PERCENT && warmedWith + WARMUP_BLOCK <= warmupCarts) jitPercent = await warmBlock(WARMUP_BLOCK);
@@ -685,9 +700,16 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     // The checkouts' own operations summed over every level (idle baseline of each level subtracted), and how many checkouts did them.
     const measured: LevelCounts[] = [];
     let cursor = warmupCarts;
+    let levelWarmCursor = warmupCarts + CHECKOUTS_PER_LEVEL * LEVELS.length;
     for (const [levelIndex, concurrency] of LEVELS.entries()) {
       const mine = carts.slice(cursor, cursor + CHECKOUTS_PER_LEVEL);
       cursor += CHECKOUTS_PER_LEVEL;
+      if (WARMUP_CHECKOUTS > 0 && LEVEL_WARMUP > 0 && concurrency !== WARMUP_CONCURRENCY) {
+        console.log(`[bench] mongo_members=${members}: ${LEVEL_WARMUP} checkouts at ${concurrency} in flight before the level (not reported)`);
+        await warmWith(carts.slice(levelWarmCursor, levelWarmCursor + LEVEL_WARMUP), concurrency);
+        levelWarmCursor += LEVEL_WARMUP;
+        await sleep(IDLE_SETTLE_MS);
+      }
       const idleMs = levelIndex === 0 ? FIRST_IDLE_WINDOW_MS : IDLE_WINDOW_MS;
       // every token valid for the quiet window and the level, renewed here (a password grant costs Keycloak ~0.1–0.3 CPU-s:
       // 200 renewals inside a level took the CPU the stack measures, and once timed out a run)
