@@ -148,6 +148,13 @@ describe('BatchConsumer offset commits (real Kafka)', () => {
     await admin.disconnect();
   });
 
+  /** A new one-partition topic and a new group for it. */
+  async function freshTopic(): Promise<{ topic: string; groupId: string }> {
+    const topic = uniqueName('test.commits');
+    await ensureTopics(kafka, [topic], 1);
+    return { topic, groupId: uniqueName('commits') };
+  }
+
   /** The group's committed offset of partition 0, and the partition's end. */
   async function committed(groupId: string, topic: string): Promise<{ committed: string; end: string }> {
     const [g] = await admin.fetchOffsets({ groupId, topics: [topic] });
@@ -200,9 +207,7 @@ describe('BatchConsumer offset commits (real Kafka)', () => {
   }
 
   it("commits once per chunk, past the transaction's commit marker: ten one-record transactions are ten commits, not twenty", async () => {
-    const topic = uniqueName('test.commits');
-    const groupId = uniqueName('commits');
-    await ensureTopics(kafka, [topic], 1);
+    const { topic, groupId } = await freshTopic();
     const calls: string[][] = [];
     const c = batchConsumer(groupId, topic, async (records) => void calls.push(records.map((r) => String(r.value))));
     await c.start();
@@ -217,9 +222,7 @@ describe('BatchConsumer offset commits (real Kafka)', () => {
   });
 
   it('with an interval, what was handled meanwhile waits for one commit; a stop commits it before leaving', async () => {
-    const topic = uniqueName('test.commits');
-    const groupId = uniqueName('commits');
-    await ensureTopics(kafka, [topic], 1);
+    const { topic, groupId } = await freshTopic();
     const seen: string[] = [];
     const c = batchConsumer(groupId, topic, async (records) => void seen.push(...records.map((r) => String(r.value))), {
       commitIntervalMs: 60_000,
@@ -236,9 +239,7 @@ describe('BatchConsumer offset commits (real Kafka)', () => {
   });
 
   it('with an interval, a timer commits what was handled without a new batch', async () => {
-    const topic = uniqueName('test.commits');
-    const groupId = uniqueName('commits');
-    await ensureTopics(kafka, [topic], 1);
+    const { topic, groupId } = await freshTopic();
     const seen: string[] = [];
     let calls = 0;
     const c = batchConsumer(groupId, topic, async (records) => void (calls++, seen.push(...records.map((r) => String(r.value)))), {
@@ -258,9 +259,7 @@ describe('BatchConsumer offset commits (real Kafka)', () => {
   });
 
   it('a chunk that fails first commits the chunks handled before it: after the relaunch only the failed one comes again', async () => {
-    const topic = uniqueName('test.commits');
-    const groupId = uniqueName('commits');
-    await ensureTopics(kafka, [topic], 1);
+    const { topic, groupId } = await freshTopic();
     const producer = kafka.producer();
     await producer.connect();
     await producer.send({ topic, acks: -1, messages: ['a', 'b', 'c'].map((value) => ({ value })) });
