@@ -133,6 +133,20 @@ describe('BatchConsumer linger (real Kafka)', () => {
   }, 60_000);
 });
 
+/** A consumer of one topic from its beginning, one partition at a time (the commit tests' settings). */
+function oneTopicOptions(name: string, groupId: string, topic: string, batchMax: number): BatchConsumerOptions {
+  return {
+    name,
+    groupId,
+    topics: [topic],
+    fromBeginning: true,
+    sessionTimeoutMs: 10_000,
+    heartbeatIntervalMs: 1000,
+    partitionsConcurrently: 1,
+    batchMax,
+  };
+}
+
 /**
  * Offset commits (ADR 0015 §14): one request per chunk at most, covering a transaction's commit
  * marker; with an interval, one request for what was handled meanwhile; a failing chunk and a stop
@@ -170,17 +184,7 @@ describe('BatchConsumer offset commits (real Kafka)', () => {
   ): BatchConsumer {
     const c = new BatchConsumer(
       kafka,
-      {
-        name: 'commits-consumer',
-        groupId,
-        topics: [topic],
-        fromBeginning: true,
-        sessionTimeoutMs: 10_000,
-        heartbeatIntervalMs: 1000,
-        partitionsConcurrently: 1,
-        batchMax: 100,
-        ...more,
-      },
+      { ...oneTopicOptions('commits-consumer', groupId, topic, 100), ...more },
       handle,
       new HealthRegistry(),
       logger,
@@ -321,16 +325,7 @@ describe('BatchConsumer commit interval under SIGKILL (real Kafka)', () => {
     const seen: string[] = [];
     next = new BatchConsumer(
       kafka,
-      {
-        name: 'after-kill',
-        groupId,
-        topics: [topic],
-        fromBeginning: true,
-        sessionTimeoutMs: 10_000,
-        heartbeatIntervalMs: 1000,
-        partitionsConcurrently: 1,
-        batchMax: 10,
-      },
+      oneTopicOptions('after-kill', groupId, topic, 10),
       async (records) => void seen.push(...records.map((r) => String(r.value))),
       undefined,
       logger,
