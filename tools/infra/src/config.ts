@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { InfraError } from './errors';
 import type { ServerName } from './types';
@@ -82,6 +83,12 @@ export interface InfraConfig {
    * second for that much more majority-write latency. 0 is the server's own default.
    */
   readonly mongoOplogBatchDelayMs: number;
+  /**
+   * `MONGO_REPL_WRITER_THREADS`: how many threads a local secondary applies an oplog batch with
+   * (mongod's `replWriterThreadCount`, 1–256; ADR 0015 §15). By default the host's cores, at most
+   * the server's own 16: a thread more than the cores is one more wakeup per applied batch.
+   */
+  readonly mongoReplWriterThreads: number;
 }
 
 const ALL_SERVERS: readonly ServerName[] = ['kafka', 'cassandra', 'mongodb', 'keycloak', 'prometheus', 'zipkin'];
@@ -159,6 +166,20 @@ export type CommitlogSync = 'batch' | 'group';
 
 /** The local replica set's secondaries' batch delay unless MONGO_OPLOG_BATCH_DELAY_MS says otherwise (ADR 0015 §8). */
 export const DEFAULT_OPLOG_BATCH_DELAY_MS = 0;
+
+/** mongod's own `replWriterThreadCount`. */
+export const SERVER_REPL_WRITER_THREADS = 16;
+
+/** `MONGO_REPL_WRITER_THREADS`: a whole number from 1 to 256; unset, the host's cores up to the server's 16 (ADR 0015 §15). */
+export function parseReplWriterThreads(env: NodeJS.ProcessEnv, cores: number = availableParallelism()): number {
+  const raw = env['MONGO_REPL_WRITER_THREADS']?.trim();
+  if (!raw) return Math.max(1, Math.min(SERVER_REPL_WRITER_THREADS, cores));
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 256) {
+    throw new InfraError(`MONGO_REPL_WRITER_THREADS must be a whole number of threads from 1 to 256, got "${raw}"`);
+  }
+  return n;
+}
 
 /** A whole number of milliseconds in [0, max]; a bad value is an error naming the variable. */
 export function parseMillis(env: NodeJS.ProcessEnv, variable: string, fallback: number, max: number): number {
@@ -327,6 +348,7 @@ export function loadConfig(
     prometheusScrapeInterval: parsePrometheusInterval(env, 'PROMETHEUS_SCRAPE_INTERVAL', '15s'),
     zipkinHeap: parseHeap(env, 'ZIPKIN_HEAP', '512m'),
     mongoOplogBatchDelayMs: parseMillis(env, 'MONGO_OPLOG_BATCH_DELAY_MS', DEFAULT_OPLOG_BATCH_DELAY_MS, 1000),
+    mongoReplWriterThreads: parseReplWriterThreads(env),
   };
 }
 

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -11,6 +11,8 @@ import {
   parseMode,
   parsePort,
   parsePorts,
+  parseReplWriterThreads,
+  SERVER_REPL_WRITER_THREADS,
 } from './config';
 import { InfraError, formatError } from './errors';
 import { defaultServers, parseServerNames } from './registry';
@@ -422,6 +424,22 @@ describe('mongodb replica set', () => {
     expect(() => at({ MONGO_OPLOG_BATCH_DELAY_MS: '-1' })).toThrow(/MONGO_OPLOG_BATCH_DELAY_MS must be a whole number of milliseconds from 0 to 1000/);
     expect(() => at({ MONGO_OPLOG_BATCH_DELAY_MS: '2.5' })).toThrow(/MONGO_OPLOG_BATCH_DELAY_MS/);
     expect(() => at({ MONGO_OPLOG_BATCH_DELAY_MS: '5000' })).toThrow(/MONGO_OPLOG_BATCH_DELAY_MS/);
+  });
+
+  it('applies a secondary\'s batches with as many writer threads as the host has cores, or MONGO_REPL_WRITER_THREADS (ADR 0015 §15)', () => {
+    const base = { host: '127.0.0.1', port: 27218, dbPath: '/d/1', logPath: '/l/1.log' };
+    expect(mongodArgs({ ...base, replWriterThreads: 2 }).join(' ')).toContain('--setParameter replWriterThreadCount=2');
+    expect(mongodArgs(base).join(' ')).not.toContain('replWriterThreadCount');
+    expect(parseReplWriterThreads({}, 2)).toBe(2);
+    expect(parseReplWriterThreads({}, 1)).toBe(1);
+    expect(parseReplWriterThreads({}, 64)).toBe(SERVER_REPL_WRITER_THREADS);
+    expect(parseReplWriterThreads({ MONGO_REPL_WRITER_THREADS: '' }, 2)).toBe(2);
+    const at = (env: NodeJS.ProcessEnv) => loadConfig(env, { root: '/r', detectDocker: () => false }).mongoReplWriterThreads;
+    expect(at({})).toBe(Math.min(SERVER_REPL_WRITER_THREADS, availableParallelism()));
+    expect(at({ MONGO_REPL_WRITER_THREADS: '1' })).toBe(1);
+    expect(at({ MONGO_REPL_WRITER_THREADS: ' 256 ' })).toBe(256);
+    for (const bad of ['0', '257', '-2', '1.5', 'two'])
+      expect(() => at({ MONGO_REPL_WRITER_THREADS: bad })).toThrow(/MONGO_REPL_WRITER_THREADS must be a whole number of threads from 1 to 256/);
   });
 
   it('supervises: a SIGKILLed member restarts, any other exit stops the set', () => {

@@ -194,6 +194,7 @@ export async function prepareMongoNode(
     dbPath,
     logPath: join(dir, 'mongod.log'),
     oplogBatchDelayMs: cfg.infra.mongoOplogBatchDelayMs,
+    replWriterThreads: cfg.infra.mongoReplWriterThreads,
   });
   writeFileSync(script, supervisorScript(binary, [args]), { mode: 0o755 });
   return { ...inNamespace(host, 'bash', [script]), cwd: dir };

@@ -82,6 +82,8 @@ export function mongodArgs(o: {
   logPath: string;
   /** `oplogBatchDelayMillis` (ADR 0015 §8); the server's default (0) when absent. */
   oplogBatchDelayMs?: number;
+  /** `replWriterThreadCount` (ADR 0015 §15); the server's default (16) when absent. */
+  replWriterThreads?: number;
 }): string[] {
   return [
     '--replSet', MONGOD_REPLICA_SET,
@@ -105,6 +107,9 @@ export function mongodArgs(o: {
     // second its batches hold a commit or two and it applies, journals and reports each: a delay
     // lets a batch fill first (fewer batches per second, that much more majority latency)
     ...(o.oplogBatchDelayMs ? ['--setParameter', `oplogBatchDelayMillis=${o.oplogBatchDelayMs}`] : []),
+    // a secondary splits each applied batch over this many writer threads, and each one that gets a
+    // share wakes for it: on a host with fewer cores than threads, more threads are more wakeups
+    ...(o.replWriterThreads ? ['--setParameter', `replWriterThreadCount=${o.replWriterThreads}`] : []),
   ];
 }
 
@@ -279,7 +284,7 @@ export function createMongodbServer(cfg: InfraConfig, env: NodeJS.ProcessEnv = p
 
     async launch() {
       if (!binary) throw new InfraError('mongod is not installed: run the install step first');
-      const args = ports.map((port, i) => mongodArgs({ host, port, dbPath: layout.memberDataDir(i), logPath: layout.memberLog(i), oplogBatchDelayMs: cfg.mongoOplogBatchDelayMs }));
+      const args = ports.map((port, i) => mongodArgs({ host, port, dbPath: layout.memberDataDir(i), logPath: layout.memberLog(i), oplogBatchDelayMs: cfg.mongoOplogBatchDelayMs, replWriterThreads: cfg.mongoReplWriterThreads }));
       writeFileSync(layout.script, supervisorScript(binary, args), { mode: 0o755 });
       return { command: 'bash', args: [layout.script], cwd: layout.dir } satisfies LaunchSpec;
     },
