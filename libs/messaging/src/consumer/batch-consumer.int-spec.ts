@@ -4,6 +4,7 @@ import { HealthRegistry } from '@mw/platform';
 import { join } from 'node:path';
 import { PausingChild, testEnv, uniqueName, waitFor } from '@mw/testing';
 import { createKafka, ensureTopics } from '../kafka/kafka';
+import { oneTopicOptions } from '../test/one-topic-options';
 import { BatchConsumer, BatchConsumerOptions, ChunkHandler } from './batch-consumer';
 
 const env = testEnv();
@@ -132,20 +133,6 @@ describe('BatchConsumer linger (real Kafka)', () => {
     }
   }, 60_000);
 });
-
-/** A consumer of one topic from its beginning, one partition at a time (the commit tests' settings). */
-function oneTopicOptions(name: string, groupId: string, topic: string, batchMax: number): BatchConsumerOptions {
-  return {
-    name,
-    groupId,
-    topics: [topic],
-    fromBeginning: true,
-    sessionTimeoutMs: 10_000,
-    heartbeatIntervalMs: 1000,
-    partitionsConcurrently: 1,
-    batchMax,
-  };
-}
 
 /**
  * Offset commits (ADR 0015 §14): one request per chunk at most, covering a transaction's commit

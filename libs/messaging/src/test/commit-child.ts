@@ -10,6 +10,7 @@ import { HealthRegistry } from '@mw/platform';
 import { pauseForKill, testEnv } from '@mw/testing';
 import { createKafka } from '../kafka/kafka';
 import { BatchConsumer } from '../consumer/batch-consumer';
+import { oneTopicOptions } from './one-topic-options';
 
 async function main(): Promise<void> {
   const [topic, groupId, stopAt, interval] = process.argv.slice(2) as [string, string, string, string];
@@ -18,17 +19,7 @@ async function main(): Promise<void> {
   const kafka = createKafka({ brokers: env.kafkaBrokers, sasl: env.kafkaSasl, clientId: 'commit-child', logger });
   const consumer = new BatchConsumer(
     kafka,
-    {
-      name: 'commit-child',
-      groupId,
-      topics: [topic],
-      fromBeginning: true,
-      sessionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1000,
-      partitionsConcurrently: 1,
-      batchMax: 1,
-      commitIntervalMs: Number(interval),
-    },
+    { ...oneTopicOptions('commit-child', groupId, topic, 1), commitIntervalMs: Number(interval) },
     async (records) => {
       for (const r of records) {
         const value = String(r.value);
