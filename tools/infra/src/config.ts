@@ -172,24 +172,29 @@ export const SERVER_REPL_WRITER_THREADS = 16;
 
 /** `MONGO_REPL_WRITER_THREADS`: a whole number from 1 to 256; unset, the host's cores up to the server's 16 (ADR 0015 §15). */
 export function parseReplWriterThreads(env: NodeJS.ProcessEnv, cores: number = availableParallelism()): number {
-  const raw = env['MONGO_REPL_WRITER_THREADS']?.trim();
-  if (!raw) return Math.max(1, Math.min(SERVER_REPL_WRITER_THREADS, cores));
+  const fallback = Math.max(1, Math.min(SERVER_REPL_WRITER_THREADS, cores));
+  return parseWhole(env, 'MONGO_REPL_WRITER_THREADS', fallback, { min: 1, max: 256, unit: 'threads' });
+}
+
+/** A whole number in [min, max] of `unit`, or the fallback when unset; a bad value is an error naming the variable. */
+function parseWhole(
+  env: NodeJS.ProcessEnv,
+  variable: string,
+  fallback: number,
+  range: { readonly min: number; readonly max: number; readonly unit: string },
+): number {
+  const raw = env[variable]?.trim();
+  if (!raw) return fallback;
   const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 256) {
-    throw new InfraError(`MONGO_REPL_WRITER_THREADS must be a whole number of threads from 1 to 256, got "${raw}"`);
+  if (!Number.isInteger(n) || n < range.min || n > range.max) {
+    throw new InfraError(`${variable} must be a whole number of ${range.unit} from ${range.min} to ${range.max}, got "${raw}"`);
   }
   return n;
 }
 
 /** A whole number of milliseconds in [0, max]; a bad value is an error naming the variable. */
 export function parseMillis(env: NodeJS.ProcessEnv, variable: string, fallback: number, max: number): number {
-  const raw = env[variable]?.trim();
-  if (!raw) return fallback;
-  const ms = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(ms) || ms > max) {
-    throw new InfraError(`${variable} must be a whole number of milliseconds from 0 to ${max}, got "${raw}"`);
-  }
-  return ms;
+  return parseWhole(env, variable, fallback, { min: 0, max, unit: 'milliseconds' });
 }
 
 function parseCommitlogSync(env: NodeJS.ProcessEnv): CommitlogSync {
