@@ -66,6 +66,8 @@ export interface InfraConfig {
   readonly cassandraDatacenter: string;
   /** How the local Cassandra syncs its commit log before acknowledging a write (CASSANDRA_COMMITLOG_SYNC). */
   readonly cassandraCommitlogSync: CommitlogSync;
+  /** Every Cassandra thread's timer slack in µs, 0 = the kernel's default (ADR 0015 §16). */
+  readonly cassandraTimerSlackUs: number;
   /** Readiness timeout per server, milliseconds. */
   readonly startTimeoutMs: number;
   /**
@@ -174,6 +176,18 @@ export const SERVER_REPL_WRITER_THREADS = 16;
 export function parseReplWriterThreads(env: NodeJS.ProcessEnv, cores: number = availableParallelism()): number {
   const fallback = Math.max(1, Math.min(SERVER_REPL_WRITER_THREADS, cores));
   return parseWhole(env, 'MONGO_REPL_WRITER_THREADS', fallback, { min: 1, max: 256, unit: 'threads' });
+}
+
+/** Cassandra's threads' timer slack unless CASSANDRA_TIMER_SLACK_US says otherwise: 1 ms (ADR 0015 §16). */
+export const DEFAULT_CASSANDRA_TIMER_SLACK_US = 1000;
+
+/** `CASSANDRA_TIMER_SLACK_US`: microseconds from 0 (the kernel's default left alone) to 100000 (ADR 0015 §16). */
+export function parseTimerSlack(env: NodeJS.ProcessEnv): number {
+  return parseWhole(env, 'CASSANDRA_TIMER_SLACK_US', DEFAULT_CASSANDRA_TIMER_SLACK_US, {
+    min: 0,
+    max: 100_000,
+    unit: 'microseconds',
+  });
 }
 
 /** A whole number in [min, max] of `unit`, or the fallback when unset; a bad value is an error naming the variable. */
@@ -348,6 +362,7 @@ export function loadConfig(
     keycloakHeap: parseHeap(env, 'KEYCLOAK_HEAP', '512m'),
     cassandraDatacenter: 'datacenter1',
     cassandraCommitlogSync: parseCommitlogSync(env),
+    cassandraTimerSlackUs: parseTimerSlack(env),
     startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
     externalServers: parseExternalServers(env),
     prometheusScrapeInterval: parsePrometheusInterval(env, 'PROMETHEUS_SCRAPE_INTERVAL', '15s'),

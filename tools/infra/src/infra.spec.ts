@@ -12,8 +12,12 @@ import {
   parsePort,
   parsePorts,
   parseReplWriterThreads,
+  parseTimerSlack,
+  DEFAULT_CASSANDRA_TIMER_SLACK_US,
   SERVER_REPL_WRITER_THREADS,
 } from './config';
+import { spawnSync } from 'node:child_process';
+import { withTimerSlack } from './servers/timer-slack';
 import { InfraError, formatError } from './errors';
 import { defaultServers, parseServerNames } from './registry';
 import {
@@ -358,6 +362,55 @@ describe('cassandra configuration', () => {
     expect(args).toContain('-Xmx1g');
     expect(args).toContain('-Xms256m');
     expect(args.at(-1)).toBe('/x/.infra/cassandra/lib/*');
+  });
+});
+
+describe('cassandra timer slack (ADR 0015 §16)', () => {
+  const run = (cmd: { command: string; args: readonly string[] }) => {
+    const r = spawnSync(cmd.command, [...cmd.args], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.error).toBeUndefined();
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    return r.stdout.trim();
+  };
+  // the slack this process runs with: what a command not wrapped inherits
+  const inherited = readFileSync('/proc/self/timerslack_ns', 'utf8').trim();
+
+  it('is 1 ms unless CASSANDRA_TIMER_SLACK_US says otherwise; 0 leaves the kernel default; a bad value names the variable', () => {
+    expect(DEFAULT_CASSANDRA_TIMER_SLACK_US).toBe(1000);
+    expect(parseTimerSlack({})).toBe(1000);
+    expect(parseTimerSlack({ CASSANDRA_TIMER_SLACK_US: '0' })).toBe(0);
+    expect(parseTimerSlack({ CASSANDRA_TIMER_SLACK_US: ' 250 ' })).toBe(250);
+    expect(loadConfig({}, { root: '/r', detectDocker: noDocker }).cassandraTimerSlackUs).toBe(1000);
+    for (const bad of ['-1', '1.5', '100001', 'fast']) {
+      expect(() => parseTimerSlack({ CASSANDRA_TIMER_SLACK_US: bad })).toThrow(
+        /CASSANDRA_TIMER_SLACK_US must be a whole number of microseconds from 0 to 100000/,
+      );
+    }
+  });
+
+  it('runs the server with that slack on every thread it starts, under the same pid', () => {
+    const probe = [
+      'import os, threading',
+      'out = []',
+      "t = threading.Thread(target=lambda: out.append(open(f'/proc/{threading.get_native_id()}/timerslack_ns').read().strip()))",
+      't.start(); t.join()',
+      "print(os.getpid(), open('/proc/self/timerslack_ns').read().strip(), out[0])",
+    ].join('\n');
+    const cmd = withTimerSlack({ command: 'python3', args: ['-c', probe] }, 1000);
+    const r = spawnSync(cmd.command, [...cmd.args], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.stderr).toBe('');
+    const [pid, main, thread] = r.stdout.trim().split(' ');
+    expect(Number(pid)).toBe(r.pid); // the launcher execs the server: the pid file names the server
+    expect(main).toBe('1000000');
+    expect(thread).toBe('1000000');
+    expect(run(withTimerSlack({ command: 'cat', args: ['/proc/self/timerslack_ns'] }, 250))).toBe('250000');
+  });
+
+  it('leaves the command alone at 0', () => {
+    const cmd = { command: 'cat', args: ['/proc/self/timerslack_ns'] };
+    expect(withTimerSlack(cmd, 0)).toBe(cmd);
+    expect(run(cmd)).toBe(inherited);
   });
 });
 

@@ -275,7 +275,7 @@ function launchNode(
     host.role === 'kafka'
       ? () => prepareKafkaNode(cfg, ctx, host, hosts)
       : host.role === 'cassandra'
-        ? () => Promise.resolve(prepareCassandraNode(cfg, host, hosts))
+        ? () => Promise.resolve(prepareCassandraNode(cfg, ctx, host, hosts))
         : () => prepareMongoNode(cfg, ctx, host);
   return launch(cfg, host, spec, log);
 }

@@ -17,6 +17,7 @@ import {
   type CassandraLayout,
 } from '../servers/cassandra';
 import { ensureJava, findJar, javaBinary, resolveMavenClasspath } from '../servers/jvm';
+import { withConfiguredTimerSlack } from '../servers/timer-slack';
 import {
   kafkaClusterId,
   kafkaJvmArgs,
@@ -137,6 +138,7 @@ export async function prepareKafkaNode(
 
 export function prepareCassandraNode(
   cfg: ClusterConfig,
+  ctx: InfraContext,
   host: ClusterHost,
   hosts: readonly ClusterHost[],
 ): LaunchSpec {
@@ -171,10 +173,12 @@ export function prepareCassandraNode(
     jammJar: findJar(layout.libDir, 'jamm-'),
   }).map((arg) => (arg.startsWith('-Dcassandra.initial_token=') ? token : arg));
   if (!jvm.includes(token)) throw new InfraError('cassandraJvmArgs no longer sets cassandra.initial_token');
-  return {
-    ...inNamespace(host, javaBinary(), [...jvm, 'org.apache.cassandra.service.CassandraDaemon']),
-    cwd: layout.dir,
-  };
+  const java = withConfiguredTimerSlack(
+    { command: javaBinary(), args: [...jvm, 'org.apache.cassandra.service.CassandraDaemon'] },
+    cfg.infra.cassandraTimerSlackUs,
+    (m) => ctx.log(m),
+  );
+  return { ...inNamespace(host, java.command, java.args), cwd: layout.dir };
 }
 
 /** One member under the single node's supervisor script (a SIGKILLed mongod is started again), in its namespace. */

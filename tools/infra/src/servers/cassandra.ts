@@ -11,6 +11,7 @@ import { InfraError, displayPath } from '../errors';
 import { retryUntil, tailFile } from '../process';
 import type { InfraContext, LaunchSpec, LocalServer } from '../types';
 import { classpathOf, ensureJava, findJar, heapMiB, javaBinary, resolveMavenClasspath } from './jvm';
+import { withConfiguredTimerSlack } from './timer-slack';
 
 export interface CassandraLayout {
   readonly dir: string;
@@ -303,14 +304,14 @@ export function createCassandraServer(cfg: InfraConfig): LocalServer {
     async launch(ctx): Promise<LaunchSpec> {
       const layout = cassandraLayout(ctx.infraDir);
       const jammJar = findJar(layout.libDir, 'jamm-');
-      return {
+      const java = {
         command: javaBinary(),
         args: [
           ...cassandraJvmArgs({ layout, heap: cfg.cassandraHeap, jmxPort: cfg.ports.cassandraJmx, jammJar }),
           'org.apache.cassandra.service.CassandraDaemon',
         ],
-        cwd: layout.dir,
       };
+      return { ...withConfiguredTimerSlack(java, cfg.cassandraTimerSlackUs, (m) => ctx.log(m)), cwd: layout.dir };
     },
 
     async waitReady(ctx: InfraContext, timeoutMs: number) {
