@@ -186,6 +186,17 @@ async function mongodParameters(mongo: MongoClient): Promise<Record<string, unkn
   return Object.fromEntries(names.map((n) => [n, got[n]]));
 }
 
+/** The timer slack Cassandra's threads run with, in µs (ADR 0015 §16): read from the node's process (a cluster's first node). */
+function cassandraTimerSlackUs(): number | undefined {
+  const infraDir = process.env['INFRA_DIR'] ?? join(ROOT, '.infra');
+  const pid = CLUSTER ? infraServerPid(join(infraDir, 'cluster'), 'cassandra-1') : infraServerPid(infraDir, 'cassandra');
+  try {
+    return pid ? Number(readFileSync(`/proc/${pid}/timerslack_ns`, 'utf8')) / 1000 : undefined;
+  } catch {
+    return undefined; // not Linux, or the process is gone: the report says nothing rather than a guess
+  }
+}
+
 function previousNotes(): unknown {
   try {
     // the notes of the file this run replaces (the cluster's results have their own)
@@ -357,7 +368,7 @@ async function main(): Promise<void> {
       commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(),
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, mem_gb: Math.round(os.totalmem() / 2 ** 30), load_average_at_start: loadAtStart, load_average_at_end: os.loadavg().map((l) => round(l, 2)), node: process.version, platform: `${os.platform()} ${os.release()}` },
-      servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], mongod_parameters: await mongodParameters(mongo), cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
+      servers: { mongodb: (await mongo.db('admin').command({ buildInfo: 1 }))['version'], mongod_parameters: await mongodParameters(mongo), cassandra_timer_slack_us: cassandraTimerSlackUs(), cassandra: (await cassandra.execute('SELECT release_version FROM system.local')).first()?.['release_version'], infra_status: infraVersions() },
       setup: {
         topology: CLUSTER
           ? 'cluster (ADR 0062): 3 Kafka brokers (KRaft, topics RF 3, min ISR 2), 3 Cassandra nodes (keyspace RF 3, LOCAL_QUORUM), the 3-member replica set, each in a network namespace of its own on the bridge mw-br0 (198.18.0.0/24); the services on this host, over the bridge'
