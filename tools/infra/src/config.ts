@@ -68,6 +68,8 @@ export interface InfraConfig {
   readonly cassandraCommitlogSync: CommitlogSync;
   /** Every Cassandra thread's timer slack in µs, 0 = the kernel's default (ADR 0015 §16). */
   readonly cassandraTimerSlackUs: number;
+  /** `paxos_variant` of every Cassandra node (ADR 0015 §17). */
+  readonly cassandraPaxosVariant: PaxosVariant;
   /** Readiness timeout per server, milliseconds. */
   readonly startTimeoutMs: number;
   /**
@@ -209,6 +211,17 @@ function parseWhole(
 /** A whole number of milliseconds in [0, max]; a bad value is an error naming the variable. */
 export function parseMillis(env: NodeJS.ProcessEnv, variable: string, fallback: number, max: number): number {
   return parseWhole(env, variable, fallback, { min: 0, max, unit: 'milliseconds' });
+}
+
+/** Cassandra's LWT protocol (`paxos_variant`): v2 unless CASSANDRA_PAXOS_VARIANT=v1 (ADR 0015 §17). */
+export type PaxosVariant = 'v1' | 'v2';
+
+function parsePaxosVariant(env: NodeJS.ProcessEnv): PaxosVariant {
+  const raw = env['CASSANDRA_PAXOS_VARIANT']?.trim() || 'v2';
+  if (raw !== 'v1' && raw !== 'v2') {
+    throw new InfraError(`CASSANDRA_PAXOS_VARIANT must be v1 or v2, got "${raw}"`);
+  }
+  return raw;
 }
 
 function parseCommitlogSync(env: NodeJS.ProcessEnv): CommitlogSync {
@@ -363,6 +376,7 @@ export function loadConfig(
     cassandraDatacenter: 'datacenter1',
     cassandraCommitlogSync: parseCommitlogSync(env),
     cassandraTimerSlackUs: parseTimerSlack(env),
+    cassandraPaxosVariant: parsePaxosVariant(env),
     startTimeoutMs: parseTimeout(env, 'INFRA_START_TIMEOUT', 180_000),
     externalServers: parseExternalServers(env),
     prometheusScrapeInterval: parsePrometheusInterval(env, 'PROMETHEUS_SCRAPE_INTERVAL', '15s'),

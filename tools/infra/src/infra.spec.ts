@@ -341,6 +341,18 @@ describe('cassandra configuration', () => {
     ).toThrow(/CASSANDRA_COMMITLOG_SYNC must be batch or group/);
   });
 
+  it('runs lightweight transactions on Paxos v2 unless CASSANDRA_PAXOS_VARIANT=v1 (ADR 0015 §17)', () => {
+    expect((parseYaml(yaml) as Record<string, unknown>)['paxos_variant']).toBe('v2');
+    const v1 = parseYaml(
+      cassandraYaml({ host: '127.0.0.1', nativePort: 1, storagePort: 2, sslStoragePort: 3, dataDir: '/d', paxosVariant: 'v1' }),
+    ) as Record<string, unknown>;
+    expect(v1['paxos_variant']).toBe('v1');
+    const cfg = (env: NodeJS.ProcessEnv) => loadConfig(env, { root: '/r', detectDocker: noDocker });
+    expect(cfg({}).cassandraPaxosVariant).toBe('v2');
+    expect(cfg({ CASSANDRA_PAXOS_VARIANT: ' v1 ' }).cassandraPaxosVariant).toBe('v1');
+    expect(() => cfg({ CASSANDRA_PAXOS_VARIANT: 'v3' })).toThrow(/CASSANDRA_PAXOS_VARIANT must be v1 or v2, got "v3"/);
+  });
+
   it('writes logs to the log dir and stdout', () => {
     const xml = cassandraLogback();
     expect(xml).toContain('${cassandra.logdir}/system.log');

@@ -157,6 +157,7 @@ export function prepareCassandraNode(
       dataDir: layout.dataDir,
       clusterName: CLUSTER_NAME,
       commitlogSync: cfg.infra.cassandraCommitlogSync,
+      paxosVariant: cfg.infra.cassandraPaxosVariant,
       seeds: ring.map((h) => `${h.address}:${CLUSTER_PORTS.cassandraStorage}`),
       // a node cut off and healed gets the writes it missed from its peers' hints
       hintedHandoff: true,

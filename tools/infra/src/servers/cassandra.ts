@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'cassandra-driver';
-import type { CommitlogSync, InfraConfig } from '../config';
+import type { CommitlogSync, InfraConfig, PaxosVariant } from '../config';
 import { InfraError, displayPath } from '../errors';
 import { retryUntil, tailFile } from '../process';
 import type { InfraContext, LaunchSpec, LocalServer } from '../types';
@@ -54,6 +54,8 @@ export interface CassandraYamlOptions {
   readonly hintedHandoff?: boolean;
   /** false: join the ring with its initial token without streaming (a fresh cluster whose nodes start together). */
   readonly autoBootstrap?: boolean;
+  /** The LWT protocol, default v2 (ADR 0015 §17): every node of a ring must run the same. */
+  readonly paxosVariant?: PaxosVariant;
 }
 
 const q = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -105,6 +107,11 @@ network_authorizer: AllowAllNetworkAuthorizer
 ${commitlogSyncYaml(o.commitlogSync ?? 'batch')}
 commitlog_segment_size: 32MiB
 commitlog_total_space: 1024MiB
+
+# Lightweight transactions (the carts' status moves, ADR 0060) on Paxos v2: a conditional write
+# prepares and reads in one round (three rounds, v1's four), a SERIAL read takes one (v1's two).
+# Linearizable the same way; every node of a ring runs the same (CASSANDRA_PAXOS_VARIANT, ADR 0015 §17).
+paxos_variant: ${o.paxosVariant ?? 'v2'}
 
 # development / test node: no snapshots on DROP/TRUNCATE, no hints, small thread pools
 auto_snapshot: false
@@ -296,6 +303,7 @@ export function createCassandraServer(cfg: InfraConfig): LocalServer {
           sslStoragePort: cfg.ports.cassandraSslStorage,
           dataDir: layout.dataDir,
           commitlogSync: cfg.cassandraCommitlogSync,
+          paxosVariant: cfg.cassandraPaxosVariant,
         }),
       );
       writeFileSync(layout.logback, cassandraLogback());
