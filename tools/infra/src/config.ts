@@ -213,11 +213,11 @@ export function parseMillis(env: NodeJS.ProcessEnv, variable: string, fallback: 
   return parseWhole(env, variable, fallback, { min: 0, max, unit: 'milliseconds' });
 }
 
-/** Cassandra's LWT protocol (`paxos_variant`): v2 unless CASSANDRA_PAXOS_VARIANT=v1 (ADR 0015 §17). */
+/** Cassandra's LWT protocol (`paxos_variant`): v1, the server's default, unless CASSANDRA_PAXOS_VARIANT=v2 (ADR 0015 §17). */
 export type PaxosVariant = 'v1' | 'v2';
 
 function parsePaxosVariant(env: NodeJS.ProcessEnv): PaxosVariant {
-  const raw = env['CASSANDRA_PAXOS_VARIANT']?.trim() || 'v2';
+  const raw = env['CASSANDRA_PAXOS_VARIANT']?.trim() || 'v1';
   if (raw !== 'v1' && raw !== 'v2') {
     throw new InfraError(`CASSANDRA_PAXOS_VARIANT must be v1 or v2, got "${raw}"`);
   }

@@ -341,15 +341,15 @@ describe('cassandra configuration', () => {
     ).toThrow(/CASSANDRA_COMMITLOG_SYNC must be batch or group/);
   });
 
-  it('runs lightweight transactions on Paxos v2 unless CASSANDRA_PAXOS_VARIANT=v1 (ADR 0015 §17)', () => {
-    expect((parseYaml(yaml) as Record<string, unknown>)['paxos_variant']).toBe('v2');
-    const v1 = parseYaml(
-      cassandraYaml({ host: '127.0.0.1', nativePort: 1, storagePort: 2, sslStoragePort: 3, dataDir: '/d', paxosVariant: 'v1' }),
+  it('runs lightweight transactions on Paxos v1 unless CASSANDRA_PAXOS_VARIANT=v2 (ADR 0015 §17)', () => {
+    expect((parseYaml(yaml) as Record<string, unknown>)['paxos_variant']).toBe('v1');
+    const v2 = parseYaml(
+      cassandraYaml({ host: '127.0.0.1', nativePort: 1, storagePort: 2, sslStoragePort: 3, dataDir: '/d', paxosVariant: 'v2' }),
     ) as Record<string, unknown>;
-    expect(v1['paxos_variant']).toBe('v1');
+    expect(v2['paxos_variant']).toBe('v2');
     const cfg = (env: NodeJS.ProcessEnv) => loadConfig(env, { root: '/r', detectDocker: noDocker });
-    expect(cfg({}).cassandraPaxosVariant).toBe('v2');
-    expect(cfg({ CASSANDRA_PAXOS_VARIANT: ' v1 ' }).cassandraPaxosVariant).toBe('v1');
+    expect(cfg({}).cassandraPaxosVariant).toBe('v1');
+    expect(cfg({ CASSANDRA_PAXOS_VARIANT: ' v2 ' }).cassandraPaxosVariant).toBe('v2');
     expect(() => cfg({ CASSANDRA_PAXOS_VARIANT: 'v3' })).toThrow(/CASSANDRA_PAXOS_VARIANT must be v1 or v2, got "v3"/);
   });
 
