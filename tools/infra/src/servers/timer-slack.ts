@@ -9,17 +9,18 @@ import { spawnSync } from 'node:child_process';
  *
  * Why Cassandra wants it: its shared worker pool keeps an idle worker "spinning" in
  * `LockSupport.parkNanos` sleeps of 10 µs to 1 ms, so that a request arriving finds a thread awake.
- * On two cores under load each of those sleeps is a wakeup taken from the other processes: 57–66
- * context switches and 2.0–2.3 CPU-ms per request at 300 requests/s, against 17 and 0.9–1.1 with a
- * 1 ms slack (`tools/infra` ADR 0015 §16 for the command).
+ * On two cores under load each of those sleeps is a wakeup taken from the other processes: at 300
+ * requests/s of the carts' kind of mix, 46–54 context switches and 3.7–4.2 CPU-ms per request at
+ * the kernel's 50 µs, 19–21 and 1.3–1.9 at 1 ms (`npm run bench:cassandra`,
+ * tools/bench/cassandra-results.json).
  */
 
 /** `prctl` option number of PR_SET_TIMERSLACK (linux/prctl.h). */
 const PR_SET_TIMERSLACK = 29;
 
 /**
- * The launcher, a Python one-liner (Python 3 is part of the documented toolchain): sets its own
- * timer slack to argv[1] nanoseconds, fails loudly if the kernel refuses, then becomes argv[2:].
+ * The launcher, a few lines of Python (the README's prerequisites have Python ≥ 3.10): sets its
+ * own timer slack to argv[1] nanoseconds, fails loudly if the kernel refuses, then becomes argv[2:].
  */
 const LAUNCHER = [
   'import ctypes, os, sys',
