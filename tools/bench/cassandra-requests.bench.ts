@@ -16,7 +16,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, types } from 'cassandra-driver';
-import { cpuSeconds, infraServerPid, parseExportLine } from '@mw/testing';
+import { cpuSeconds, infraServerPid, parseExportLine, threadCpu } from '@mw/testing';
 
 const ROOT = resolve(__dirname, '..', '..');
 const KEYSPACE = 'bench_cassandra_requests';
@@ -61,21 +61,8 @@ function infra(verb: 'up' | 'down', env: Record<string, string>): void {
 }
 
 /** Voluntary context switches of every thread of the process, summed. */
-function sleeps(pid: number): number {
-  let total = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(
-        /voluntary_ctxt_switches:\s+(\d+)/.exec(
-          readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'),
-        )?.[1] ?? 0,
-      );
-    } catch {
-      // the thread ended
-    }
-  }
-  return total;
-}
+const sleeps = (pid: number): number =>
+  Object.values(threadCpu(pid)).reduce((total, t) => total + t.sleeps, 0);
 
 /** The timer slacks the process's threads run with, in µs, and how many threads have each. */
 function slacks(pid: number): Record<string, number> {

@@ -186,10 +186,12 @@ async function mongodParameters(mongo: MongoClient): Promise<Record<string, unkn
   return Object.fromEntries(names.map((n) => [n, got[n]]));
 }
 
+/** Where tools/infra keeps the local servers' pid files: INFRA_DIR, else `.infra`. */
+const localInfraDir = (): string => process.env['INFRA_DIR'] ?? join(ROOT, '.infra');
+
 /** The timer slack Cassandra's threads run with, in µs (ADR 0015 §16): read from the node's process (a cluster's first node). */
 function cassandraTimerSlackUs(): number | undefined {
-  const infraDir = process.env['INFRA_DIR'] ?? join(ROOT, '.infra');
-  const pid = CLUSTER ? infraServerPid(join(infraDir, 'cluster'), 'cassandra-1') : infraServerPid(infraDir, 'cassandra');
+  const pid = CLUSTER ? infraServerPid(join(localInfraDir(), 'cluster'), 'cassandra-1') : infraServerPid(localInfraDir(), 'cassandra');
   try {
     return pid ? Number(readFileSync(`/proc/${pid}/timerslack_ns`, 'utf8')) / 1000 : undefined;
   } catch {
@@ -260,7 +262,7 @@ function mongodPids(): Map<number, number> {
 
 /** The processes whose CPU is reported: the services, the mongod members of `mongoUrl`, Kafka, Cassandra, this driver. */
 function measuredProcesses(children: ReadonlyMap<Service, ChildProcess>, mongoUrl: string): Record<string, number> {
-  const infraDir = process.env['INFRA_DIR'] ?? join(ROOT, '.infra');
+  const infraDir = localInfraDir();
   const procs: Record<string, number> = {};
   for (const [s, c] of children) if (c.pid) procs[s] = c.pid;
   if (CLUSTER) {

@@ -217,19 +217,20 @@ export function parseMillis(env: NodeJS.ProcessEnv, variable: string, fallback: 
 export type PaxosVariant = 'v1' | 'v2';
 
 function parsePaxosVariant(env: NodeJS.ProcessEnv): PaxosVariant {
-  const raw = env['CASSANDRA_PAXOS_VARIANT']?.trim() || 'v1';
-  if (raw !== 'v1' && raw !== 'v2') {
-    throw new InfraError(`CASSANDRA_PAXOS_VARIANT must be v1 or v2, got "${raw}"`);
+  return parseChoice(env, 'CASSANDRA_PAXOS_VARIANT', ['v1', 'v2'] as const, 'v1');
+}
+
+/** One of `choices`, or the fallback when unset; anything else is an error naming the variable and the choices. */
+function parseChoice<T extends string>(env: NodeJS.ProcessEnv, variable: string, choices: readonly T[], fallback: T): T {
+  const raw = env[variable]?.trim() || fallback;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new InfraError(`${variable} must be ${choices.join(' or ')}, got "${raw}"`);
   }
-  return raw;
+  return raw as T;
 }
 
 function parseCommitlogSync(env: NodeJS.ProcessEnv): CommitlogSync {
-  const raw = env['CASSANDRA_COMMITLOG_SYNC']?.trim() || 'batch';
-  if (raw !== 'batch' && raw !== 'group') {
-    throw new InfraError(`CASSANDRA_COMMITLOG_SYNC must be batch or group, got "${raw}"`);
-  }
-  return raw;
+  return parseChoice(env, 'CASSANDRA_COMMITLOG_SYNC', ['batch', 'group'] as const, 'batch');
 }
 
 export function parseHeap(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
