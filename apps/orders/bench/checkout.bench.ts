@@ -19,7 +19,9 @@
  * Cassandra costs ~3× the CPU per write of a warm one. It goes on in blocks of 100 while the JVMs'
  * JIT compilers still take ≥ 5 % of the stack's CPU (`--warm-until-jit=<percent>`, at most
  * `--warmup-max=2000`). A measured level at another concurrency gets 200 unreported checkouts at its
- * own first (`--level-warmup=<n>`): the JVMs compile again for it. Each level and the floor report the machine's busy, idle and stolen share of
+ * own first (`--level-warmup=<n>`): the JVMs compile again for it. After the warm-up Cassandra is
+ * flushed and compacted until nothing is pending, so no compaction of earlier data falls into a
+ * level (local node; `cassandra_compaction`). Each level and the floor report the machine's busy, idle and stolen share of
  * both cores (`host_cpu`: steal is the hypervisor's). Results: apps/orders/bench/results.json.
  *
  *   npm run bench:checkout            (starts the infrastructure it needs: `npm run infra:up`, idempotent)
@@ -333,6 +335,28 @@ function restartServers(): void {
   infraUp();
 }
 
+/**
+ * Cassandra's compaction debt paid before the measured levels (local single node): a flush, a major
+ * compaction of every keyspace, then `compactionstats` until no task is pending. `--fresh-servers`
+ * restarts the node on what earlier runs wrote (system tables, the Paxos state of their LWTs) and
+ * the warm-up adds its own sstables: a compaction of either fell into a level at random (4.6 CPU-ms
+ * per checkout in two of three runs at 256 in flight, history/2026-12-02-13ebee3.json).
+ */
+async function settleCassandraCompaction(): Promise<Record<string, number>> {
+  const started = performance.now();
+  const nodetool = (...args: string[]): string => execFileSync('npm', ['run', '-s', 'infra:nodetool', '--', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+  nodetool('flush');
+  nodetool('compact');
+  const pendingNow = (): number => Number(/pending tasks\s+(\d+)/.exec(nodetool('compactionstats'))?.[1] ?? NaN);
+  let pending = pendingNow();
+  for (let i = 0; i < 60 && pending !== 0; i++) {
+    await sleep(2000);
+    pending = pendingNow();
+  }
+  if (pending !== 0) throw new Error(`Cassandra still has ${pending} compaction tasks pending after its major compaction`);
+  return { seconds: round((performance.now() - started) / 1000, 1), pending_tasks_after: pending };
+}
+
 async function main(): Promise<void> {
   if (CLUSTER && FRESH_SERVERS) throw new Error('--fresh-servers restarts the single node; on the cluster run `npm run cluster -- down` before each run');
   if (CLUSTER && MONGO_MEMBERS.some((m) => m !== 3)) throw new Error('--topology=cluster has a 3-member replica set: --mongo-members=3');
@@ -397,6 +421,7 @@ async function main(): Promise<void> {
         payment_simulator_latency_ms: '20–150 per call (one sale per checkout)',
         per_checkout_ops: `each level's MongoDB (top per namespace of the run's databases) / Cassandra (system_views of the run's keyspace) / Kafka (messages on the saga topics) counts minus an idle baseline measured in a ${IDLE_WINDOW_MS / 1000} s quiet window before it, divided by its checkouts`,
         cpu_seconds_per_checkout: 'utime+stime from /proc/<pid>/stat of each process over the level, divided by its checkouts (not idle-subtracted: what a checkout costs on a running stack)',
+        cassandra_compaction: CLUSTER ? 'not touched (cluster nodes)' : 'after the warm-up, before the levels: nodetool flush and compact (every keyspace), then compactionstats until 0 pending (`cassandra_compaction` per run)',
         idle_cpu: `the first quiet window (${FIRST_IDLE_WINDOW_MS / 1000} s, services up, nothing in flight, ${IDLE_SETTLE_MS / 1000} s after the setup): percent of one core per process`,
       },
       // one row per run, replica-set size and level; `run` and `mongo_members` tell them apart
@@ -404,6 +429,8 @@ async function main(): Promise<void> {
       idle: Object.fromEntries(runs.map((r) => [runKey(r), r.idle])),
       // the warm-up of each run, block by block, until the JVM servers' JIT compilers settled (--warm-until-jit)
       warmup: Object.fromEntries(runs.map((r) => [runKey(r), r.warmup])),
+      // Cassandra flushed and compacted after each run's warm-up, before its levels (settleCassandraCompaction)
+      cassandra_compaction: Object.fromEntries(runs.map((r) => [runKey(r), r.cassandraCompaction])),
       bare_loop: Object.fromEntries(runs.map((r) => [runKey(r), r.bare])),
       ratio_service_to_bare: Object.fromEntries(runs.map((r) => [runKey(r), r.ratio])),
       floor: Object.fromEntries(runs.map((r) => [runKey(r), r.floor])),
@@ -432,6 +459,8 @@ interface RunResult {
   readonly servicesToFloor: Record<string, number>;
   /** The warm-up's blocks: checkouts, their rate and what the JVMs' JIT spent per checkout in each. */
   readonly warmup: readonly Record<string, number>[];
+  /** Cassandra's flush and major compaction after the warm-up (local node only): its seconds, the tasks pending after it. */
+  readonly cassandraCompaction: Record<string, number> | null;
 }
 
 const runKey = (r: RunResult & { run: number }) => (RUNS > 1 ? `run_${r.run}_mongo_members_${r.members}` : `mongo_members_${r.members}`);
@@ -650,6 +679,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     const jitSeconds = (): number => JVM_SERVERS.reduce((n, k) => n + (warmProcs[k] === undefined ? 0 : Object.values(threadsOf({ [k]: warmProcs[k]! })[k] ?? {}).filter((t) => JIT_THREADS.test(t.name)).reduce((m, t) => m + t.cpuSeconds, 0)), 0);
     let warmedWith = 0;
     const warmupLog: { concurrency: number; checkouts: number; confirmed_per_s: number; cpu_ms_per_checkout: number; jit_cpu_ms_per_checkout: number; jit_percent: number }[] = [];
+    let cassandraCompaction: Record<string, number> | null = null;
     /** Checks out `list` at `concurrency`, not reported; answers the JIT's share of the stack's CPU over them, in percent. */
     const warmWith = async (list: typeof carts, concurrency: number): Promise<number> => {
       await pool(customers, 8, async (c) => void (await testUserToken(c, TOKEN_VALID_FOR_MS)));
@@ -675,6 +705,11 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       };
       let jitPercent = await warmBlock(WARMUP_CHECKOUTS);
       while (WARM_UNTIL_JIT_PERCENT > 0 && jitPercent >= WARM_UNTIL_JIT_PERCENT && warmedWith + WARMUP_BLOCK <= warmupCarts) jitPercent = await warmBlock(WARMUP_BLOCK);
+    }
+    if (!CLUSTER) {
+      console.log(`[bench] mongo_members=${members}: Cassandra flushed and compacted before the levels`);
+      cassandraCompaction = await settleCassandraCompaction();
+      console.log(JSON.stringify({ cassandra_compaction: cassandraCompaction }));
     }
     await sleep(IDLE_SETTLE_MS); // let the setup's work settle (relays, level notifications, the servers) before measuring
 
@@ -817,7 +852,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     if (CLUSTER) {
       // the bare loop and the floor are the single node's reference (results.json), not repeated here
       const skipped = { skipped: 'cluster topology: see results.json for the bare loop and the floor on the same machine' };
-      return { members, rows, idle, bare: skipped, ratio: NaN, floor: skipped, servicesToFloor: {}, warmup: warmupLog };
+      return { members, rows, idle, bare: skipped, ratio: NaN, floor: skipped, servicesToFloor: {}, warmup: warmupLog, cassandraCompaction };
     }
     const perCheckoutOfRun = perCheckout(measured, topicNames);
     const top = Math.max(...LEVELS);
@@ -848,7 +883,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     const bestRow = rows.reduce((a, b) => ((b['confirmed_per_s'] as number) > (a['confirmed_per_s'] as number) ? b : a));
     const servicesCpu = (bestRow['cpu_seconds_per_checkout'] as Record<string, number>)['total_servers_and_services']!;
     const servicesToFloor = { throughput: round(best / floorRun.checkouts_per_s, 3), cpu_per_checkout: round(servicesCpu / floorCpuTotal, 2) };
-    return { members, rows, idle, bare, ratio: round(best / (bare['checkouts_per_s'] as number), 3), floor, servicesToFloor, warmup: warmupLog };
+    return { members, rows, idle, bare, ratio: round(best / (bare['checkouts_per_s'] as number), 3), floor, servicesToFloor, warmup: warmupLog, cassandraCompaction };
   } finally {
     for (const c of consumers) await c.disconnect().catch(() => undefined);
     await stopServices();

@@ -22,6 +22,7 @@ const USAGE = `usage: tsx tools/infra/src/cli.ts <up|down|status|env> [kafka|cas
   status  show servers, pids, readiness, versions and log files
   env     print export lines with the connection variables
   smoke   Kafka produce+consume and Cassandra create/insert/select against the running servers
+  nodetool <args>  Cassandra's nodetool against the local node (JMX on localhost), e.g. \`nodetool compactionstats\`
   compose-acls  print the Kafka ACL script of the compose kafka-init job (tools/infra/kafka/compose-acls.sh)
   compose-shards  print the mongosh script of the sharded overlay's init job (tools/infra/mongo/compose-shard-init.js)`;
 
@@ -183,6 +184,21 @@ async function smoke(cfg: InfraConfig, names: ServerName[]): Promise<number> {
   return code;
 }
 
+/** Cassandra's nodetool on the local node, with this checkout's jars and JMX port; its exit code. */
+async function nodetool(cfg: InfraConfig, args: readonly string[]): Promise<number> {
+  if (cfg.mode !== 'local') {
+    process.stderr.write(`nodetool: only for INFRA=local (this is ${cfg.mode})\n`);
+    return 1;
+  }
+  const { spawnSync } = await import('node:child_process');
+  const { cassandraLayout, nodetoolArgs } = await import('./servers/cassandra');
+  const { javaBinary } = await import('./servers/jvm');
+  const layout = cassandraLayout(cfg.infraDir);
+  const r = spawnSync(javaBinary(), nodetoolArgs(layout, cfg.ports.cassandraJmx, args), { stdio: 'inherit' });
+  if (r.error) throw new InfraError(`nodetool: ${r.error.message}`);
+  return r.status ?? 1;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'compose-acls') {
@@ -195,6 +211,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(composeShardInitScript());
     return 0;
   }
+  if (command === 'nodetool') return nodetool(loadConfig(), rest);
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     out(USAGE);
     return command === undefined ? 2 : 0;

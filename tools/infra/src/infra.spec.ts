@@ -26,6 +26,7 @@ import {
   cassandraLayout,
   cassandraLogback,
   cassandraYaml,
+  nodetoolArgs,
 } from './servers/cassandra';
 import { kafkaAclTable, kafkaPrincipals } from '@mw/contracts';
 import {
@@ -374,6 +375,14 @@ describe('cassandra configuration', () => {
     expect(args).toContain('-Xmx1g');
     expect(args).toContain('-Xms256m');
     expect(args.at(-1)).toBe('/x/.infra/cassandra/lib/*');
+  });
+
+  it("runs nodetool from the node's jars against its local JMX port, with the module flags and no agent", () => {
+    const args = nodetoolArgs(cassandraLayout('/x/.infra'), 17199, ['compactionstats']);
+    expect(args).toContain('--add-opens=java.base/sun.nio.ch=ALL-UNNAMED');
+    expect(args.some((a) => a.startsWith('-javaagent') || a.startsWith('-Xm'))).toBe(false);
+    expect(args).toContain('-Dlogback.configurationFile=file:///x/.infra/cassandra/config/logback.xml');
+    expect(args.slice(-8)).toEqual(['-cp', '/x/.infra/cassandra/lib/*', 'org.apache.cassandra.tools.NodeTool', '-h', '127.0.0.1', '-p', '17199', 'compactionstats']);
   });
 });
 

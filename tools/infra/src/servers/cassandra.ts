@@ -253,6 +253,27 @@ export function cassandraJvmArgs(o: CassandraJvmOptions): string[] {
   ];
 }
 
+/**
+ * The java arguments of Cassandra's own nodetool (org.apache.cassandra.tools.NodeTool from the same
+ * jars) against the local node's JMX port: there is no `bin/nodetool` without the tarball. The
+ * server's JPMS flags, its logback (warnings only) and a log directory of its own.
+ */
+export function nodetoolArgs(layout: CassandraLayout, jmxPort: number, args: readonly string[]): string[] {
+  return [
+    ...CASSANDRA_JVM17_FLAGS.filter((f) => f.startsWith('--add-')),
+    `-Dlogback.configurationFile=file://${layout.logback}`,
+    `-Dcassandra.logdir=${layout.logDir}`,
+    '-cp',
+    classpathOf(layout.libDir),
+    'org.apache.cassandra.tools.NodeTool',
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(jmxPort),
+    ...args,
+  ];
+}
+
 export async function releaseVersion(
   contactPoint: string,
   datacenter: string,
