@@ -27,6 +27,7 @@
  *   npm run bench:checkout            (starts the infrastructure it needs: `npm run infra:up`, idempotent)
  *   npm run bench:checkout -- --runs=3 --fresh-servers   (three runs, Kafka, Cassandra and MongoDB restarted before
  *                                     each — the reproducibility check: a figure counts when the runs agree within ±20 %)
+ *   npm run bench:checkout -- --waves=5   (a level runs at least 5 × its concurrency checkouts: 1,280 at 256 in flight, a steady state)
  *   npm run bench:checkout -- --partitions=12   (every saga topic with 12 partitions instead of the registry's 3)
  *   npm run bench:checkout -- --cpu-prof=/tmp/prof   (the services under node --cpu-prof; profiles written when they stop)
  *   npm run bench:checkout -- --log-level=info   (the services at their default log level; the bench runs them at warn)
@@ -73,6 +74,16 @@ const CLUSTER = TOPOLOGY === 'cluster';
 const list = (v: string): number[] => v.split(',').map((x) => Number(x.trim()));
 const LEVELS = list(arg('levels') ?? '16,64,256');
 const CHECKOUTS_PER_LEVEL = Number(arg('checkouts') ?? 600);
+/**
+ * `--waves=<n>` (default 0: off): a level runs at least n × its concurrency checkouts. A closed loop
+ * of 400 checkouts at 256 in flight is one wave of 256 and its tail (7–10 s at a p50 of 3–5 s), never
+ * a steady state: whether the stages' groups fill during that one wave decided its cost, and three
+ * runs from fresh servers spread 0.43 (history/2026-12-06-15e06b7.json).
+ */
+const WAVES = Number(arg('waves') ?? 0);
+if (!Number.isInteger(WAVES) || WAVES < 0) throw new Error(`--waves=${arg('waves')}: a whole number ≥ 0`);
+/** The checkouts a level at `concurrency` runs (and the floor at the top concurrency). */
+const checkoutsAt = (concurrency: number): number => Math.max(CHECKOUTS_PER_LEVEL, WAVES * concurrency);
 const MONGO_MEMBERS = list(arg('mongo-members') ?? (CLUSTER ? '3' : '3,1'));
 const CUSTOMERS = Number(arg('customers') ?? 200);
 /** Partitions of every saga topic (the registry's topics have 3; `--partitions=12` measures more). */
@@ -409,7 +420,7 @@ async function main(): Promise<void> {
         partitions_per_topic: PARTITIONS,
         levels: LEVELS,
         ...(RATE === undefined ? {} : { offered_per_s: RATE }),
-        checkouts_per_level: CHECKOUTS_PER_LEVEL,
+        checkouts_per_level: WAVES > 0 ? Object.fromEntries(LEVELS.map((c) => [c, checkoutsAt(c)])) : CHECKOUTS_PER_LEVEL,
         level_budget_ms: LEVEL_BUDGET_MS,
         mongo_members: MONGO_MEMBERS,
         cart: '1–3 lines (qty 1 each) over 200 products, zone MSK; carts created before the measurement, spread over the customers',
@@ -629,7 +640,8 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     });
     const warmupCarts = WARMUP_CHECKOUTS > 0 && WARM_UNTIL_JIT_PERCENT > 0 ? WARMUP_MAX : WARMUP_CHECKOUTS;
     const levelWarmups = WARMUP_CHECKOUTS > 0 ? LEVELS.filter((c) => c !== WARMUP_CONCURRENCY).length * LEVEL_WARMUP : 0;
-    const total = CHECKOUTS_PER_LEVEL * LEVELS.length + warmupCarts + levelWarmups;
+    const measuredCarts = LEVELS.reduce((n, c) => n + checkoutsAt(c), 0);
+    const total = measuredCarts + warmupCarts + levelWarmups;
     console.log(`[bench] mongo_members=${members}: preparing ${total} carts of ${customers.length} customers (not measured)`);
     const carts: { id: string; owner: TestUser }[] = [];
     await pool(Array.from({ length: total }, (_, i) => i), 16, async (i) => {
@@ -748,10 +760,10 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     // The checkouts' own operations summed over every level (idle baseline of each level subtracted), and how many checkouts did them.
     const measured: LevelCounts[] = [];
     let cursor = warmupCarts;
-    let levelWarmCursor = warmupCarts + CHECKOUTS_PER_LEVEL * LEVELS.length;
+    let levelWarmCursor = warmupCarts + measuredCarts;
     for (const [levelIndex, concurrency] of LEVELS.entries()) {
-      const mine = carts.slice(cursor, cursor + CHECKOUTS_PER_LEVEL);
-      cursor += CHECKOUTS_PER_LEVEL;
+      const mine = carts.slice(cursor, cursor + checkoutsAt(concurrency));
+      cursor += checkoutsAt(concurrency);
       if (WARMUP_CHECKOUTS > 0 && LEVEL_WARMUP > 0 && concurrency !== WARMUP_CONCURRENCY) {
         console.log(`[bench] mongo_members=${members}: ${LEVEL_WARMUP} checkouts at ${concurrency} in flight before the level (not reported)`);
         await warmWith(carts.slice(levelWarmCursor, levelWarmCursor + LEVEL_WARMUP), concurrency);
@@ -856,7 +868,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     }
     const perCheckoutOfRun = perCheckout(measured, topicNames);
     const top = Math.max(...LEVELS);
-    const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckoutOfRun, samples, topics, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, consumers });
+    const bare = await bareLoop({ kafka, producer, mongo, cassandra, run, dbs, keyspace, per: perCheckoutOfRun, samples, topics, checkouts: checkoutsAt(top), concurrency: top, consumers });
     const best = Math.max(...rows.map((r) => r['confirmed_per_s'] as number));
     // The floor at the highest level's concurrency, same servers, the services stopped: its CPU is the servers' and this driver's.
     let floorCpuFrom: Record<string, number> = {};
@@ -866,7 +878,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
     let floorCpuTo: Record<string, number> = {};
     let floorOplogTo = floorOplogFrom;
     const sample = (type: string) => Object.entries(samples).find(([k]) => k.endsWith(`|${type}`))?.[1] ?? { key: type, value: JSON.stringify({ type, payload: { filler: 'x'.repeat(400) } }) };
-    const floorRun = await floorLoop({ kafka, producer, mongo, cassandra, run, topicStem: `bench.${run}`, partitions: PARTITIONS, checkouts: CHECKOUTS_PER_LEVEL, concurrency: top, sample, onStart: async () => {
+    const floorRun = await floorLoop({ kafka, producer, mongo, cassandra, run, topicStem: `bench.${run}`, partitions: PARTITIONS, checkouts: checkoutsAt(top), concurrency: top, sample, onStart: async () => {
       floorOplogFrom = await oplogEnd(mongo);
       floorCpuFrom = cpuOf(procs);
       floorHostFrom = hostCpu();
