@@ -353,6 +353,9 @@ function restartServers(): void {
  * the warm-up adds its own sstables: a compaction of either fell into a level at random (4.6 CPU-ms
  * per checkout in two of three runs at 256 in flight, history/2026-12-02-13ebee3.json).
  */
+/** nodetool reaches only a single node tools/infra runs here (its pid file): not the cluster's, a container's or an external one. */
+const compactsCassandra = (): boolean => !CLUSTER && infraServerPid(localInfraDir(), 'cassandra') !== undefined;
+
 async function settleCassandraCompaction(): Promise<Record<string, number>> {
   const started = performance.now();
   const nodetool = (...args: string[]): string => execFileSync('npm', ['run', '-s', 'infra:nodetool', '--', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
@@ -432,7 +435,7 @@ async function main(): Promise<void> {
         payment_simulator_latency_ms: '20–150 per call (one sale per checkout)',
         per_checkout_ops: `each level's MongoDB (top per namespace of the run's databases) / Cassandra (system_views of the run's keyspace) / Kafka (messages on the saga topics) counts minus an idle baseline measured in a ${IDLE_WINDOW_MS / 1000} s quiet window before it, divided by its checkouts`,
         cpu_seconds_per_checkout: 'utime+stime from /proc/<pid>/stat of each process over the level, divided by its checkouts (not idle-subtracted: what a checkout costs on a running stack)',
-        cassandra_compaction: CLUSTER ? 'not touched (cluster nodes)' : 'after the warm-up, before the levels: nodetool flush and compact (every keyspace), then compactionstats until 0 pending (`cassandra_compaction` per run)',
+        cassandra_compaction: !compactsCassandra() ? 'not touched (not a node tools/infra runs on this host)' : 'after the warm-up, before the levels: nodetool flush and compact (every keyspace), then compactionstats until 0 pending (`cassandra_compaction` per run)',
         idle_cpu: `the first quiet window (${FIRST_IDLE_WINDOW_MS / 1000} s, services up, nothing in flight, ${IDLE_SETTLE_MS / 1000} s after the setup): percent of one core per process`,
       },
       // one row per run, replica-set size and level; `run` and `mongo_members` tell them apart
@@ -718,7 +721,7 @@ async function measure(infra: Record<string, string>, members: number, run: stri
       let jitPercent = await warmBlock(WARMUP_CHECKOUTS);
       while (WARM_UNTIL_JIT_PERCENT > 0 && jitPercent >= WARM_UNTIL_JIT_PERCENT && warmedWith + WARMUP_BLOCK <= warmupCarts) jitPercent = await warmBlock(WARMUP_BLOCK);
     }
-    if (!CLUSTER) {
+    if (compactsCassandra()) {
       console.log(`[bench] mongo_members=${members}: Cassandra flushed and compacted before the levels`);
       cassandraCompaction = await settleCassandraCompaction();
       console.log(JSON.stringify({ cassandra_compaction: cassandraCompaction }));
